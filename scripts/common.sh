@@ -1,0 +1,23 @@
+# shellcheck shell=bash
+# Sourced by scripts/test.sh and scripts/run.sh: configure and build Loom.
+# Env: BUILD_DIR (default: build), CMAKE_ARGS (extra configure arguments, word-split).
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
+BUILD_DIR=${BUILD_DIR:-build}
+JOBS=$(nproc 2>/dev/null || echo 2)
+
+# nvcc is often not on PATH; point CMake at the default toolkit location.
+if [[ -z ${CUDACXX:-} ]] && ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
+  export CUDACXX=/usr/local/cuda/bin/nvcc
+fi
+
+loom_build() {
+  local gen=()
+  # Pick Ninja on first configure only; an existing cache keeps its generator.
+  if [[ ! -f $BUILD_DIR/CMakeCache.txt ]] && command -v ninja >/dev/null; then
+    gen=(-G Ninja)
+  fi
+  # shellcheck disable=SC2086
+  cmake -S . -B "$BUILD_DIR" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-}
+  cmake --build "$BUILD_DIR" -j"$JOBS"
+}
