@@ -1,0 +1,626 @@
+// Loom layout core: Layout = (Shape, Stride), a function from coordinates to offsets, and its
+// algebra: coalesce, composition, complement, inverses, divides and products.
+//
+// Every function here follows the definition in NVIDIA CuTe and gives CuTe's result when all
+// integers are static. The functions are constexpr on plain values, so a kernel computes its tile
+// and thread layouts at compile time with exactly the code that loom-layout runs at the shell.
+#pragma once
+
+#include "layout/int_tuple.hpp"
+
+namespace loom {
+
+struct LayoutLeft {};   // column-major: the leftmost mode has stride 1
+struct LayoutRight {};  // row-major: the rightmost mode has stride 1
+
+struct Layout {
+  IntTuple shape;
+  IntTuple stride;
+
+  constexpr Layout() : shape(1), stride(0) {}
+  constexpr Layout(IntTuple const& s, IntTuple const& d) : shape(s), stride(d) {
+    LOOM_REQUIRE(congruent(s, d), "layout: shape and stride are not congruent");
+  }
+
+  // Coordinate (or integer index, split colexicographically) -> offset.
+  constexpr i64 operator()(IntTuple const& coord) const { return crd2idx(coord, shape, stride).v; }
+  template <class... Ts>
+  constexpr i64 operator()(IntTuple const& c0, IntTuple const& c1, Ts const&... cs) const {
+    return (*this)(make_coord(c0, c1, cs...));
+  }
+};
+
+constexpr bool operator==(Layout const& a, Layout const& b) {
+  return a.shape == b.shape && a.stride == b.stride;
+}
+constexpr bool operator!=(Layout const& a, Layout const& b) { return !(a == b); }
+
+// ---------------------------------------------------------------------------------------------
+// Construction and access
+// ---------------------------------------------------------------------------------------------
+
+constexpr Layout make_layout(IntTuple const& shape, IntTuple const& stride) { return {shape, stride}; }
+constexpr Layout make_layout(IntTuple const& shape) { return {shape, compact_col_major(shape)}; }
+constexpr Layout make_layout(IntTuple const& shape, LayoutLeft) { return make_layout(shape); }
+constexpr Layout make_layout(IntTuple const& shape, LayoutRight) {
+  return {shape, compact_row_major(shape)};
+}
+// Compact layout whose modes are ordered by `order`: make_ordered_layout((2,2,2), (2,0,1))
+// is (2,2,2):(4,1,2).
+constexpr Layout make_ordered_layout(IntTuple const& shape, IntTuple const& order) {
+  return {shape, compact_order(shape, order)};
+}
+
+// Concatenation of layouts into one layout with one mode per argument.
+struct LayoutBuilder {
+  TupleBuilder s, d;
+  constexpr LayoutBuilder& push(Layout const& l) {
+    s.push(l.shape);
+    d.push(l.stride);
+    return *this;
+  }
+  constexpr Layout done() const { return {s.done(), d.done()}; }
+};
+template <class... Ls>
+constexpr Layout make_layout(Layout const& l0, Ls const&... ls) {
+  LayoutBuilder b;
+  b.push(l0);
+  (b.push(ls), ...);
+  return b.done();
+}
+
+constexpr int rank(Layout const& l) { return rank(l.shape); }
+constexpr int depth(Layout const& l) { return depth(l.shape); }
+constexpr Int size(Layout const& l) { return size(l.shape); }
+constexpr IntTuple shape(Layout const& l) { return l.shape; }
+constexpr IntTuple stride(Layout const& l) { return l.stride; }
+constexpr bool is_static(Layout const& l) { return is_static(l.shape) && is_static(l.stride); }
+
+constexpr Layout get(Layout const& l, int i) { return {get(l.shape, i), get(l.stride, i)}; }
+template <class... Is>
+constexpr Layout get(Layout const& l, int i, int j, Is... is) { return get(get(l, i), j, is...); }
+
+constexpr Layout take(Layout const& l, int b, int e) { return {take(l.shape, b, e), take(l.stride, b, e)}; }
+constexpr Layout flatten(Layout const& l) { return {flatten(l.shape), flatten(l.stride)}; }
+constexpr Layout append(Layout const& l, Layout const& x) {
+  return {append(l.shape, x.shape), append(l.stride, x.stride)};
+}
+constexpr Layout prepend(Layout const& l, Layout const& x) {
+  return {prepend(l.shape, x.shape), prepend(l.stride, x.stride)};
+}
+// Pad with 1:0 modes up to rank n.
+constexpr Layout append(Layout const& l, int n) {
+  return {append(l.shape, n, IntTuple(1)), append(l.stride, n, IntTuple(0))};
+}
+constexpr Layout zip(Layout const& a, Layout const& b) {
+  return {zip(a.shape, b.shape), zip(a.stride, b.stride)};
+}
+// Group modes [b, e) into one mode.
+constexpr Layout group(Layout const& l, int b, int e) {
+  LayoutBuilder r;
+  for (int i = 0; i < b; ++i) r.push(get(l, i));
+  r.push(take(l, b, e));
+  for (int i = e; i < rank(l); ++i) r.push(get(l, i));
+  return r.done();
+}
+
+// Offset of the last element plus one, with strides taken by absolute value.
+constexpr Int cosize(Layout const& l) {
+  IntTuple astride = transform_leaf(l.stride, [](Int d) { return abs(d); });
+  return crd2idx(IntTuple(size(l) - Int{1}), l.shape, astride) + Int{1};
+}
+
+// Coordinates of an index: hierarchical (congruent to the shape), flat (one integer per mode), and
+// the colexicographic 1-D index.
+constexpr IntTuple get_hier_coord(Layout const& l, i64 idx) {
+  return idx2crd(IntTuple(idx), l.shape, l.stride);
+}
+constexpr IntTuple get_flat_coord(Layout const& l, i64 idx) {
+  return crd2crd(get_hier_coord(l, idx), l.shape, repeat(rank(l), IntTuple(1)));
+}
+constexpr i64 get_1d_coord(Layout const& l, i64 idx) {
+  return crd2idx(get_hier_coord(l, idx), l.shape).v;
+}
+
+// The sublayout at the underscores of c, and the offset of c (underscores counting as 0).
+struct OffsetLayout {
+  Layout layout;
+  i64 offset = 0;
+};
+constexpr Layout slice(IntTuple const& c, Layout const& l) { return {slice(c, l.shape), slice(c, l.stride)}; }
+constexpr Layout dice(IntTuple const& c, Layout const& l) { return {dice(c, l.shape), dice(c, l.stride)}; }
+constexpr OffsetLayout slice_and_offset(IntTuple const& c, Layout const& l) {
+  return {slice(c, l), crd2idx(c, l.shape, l.stride).v};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Coalesce and filter
+// ---------------------------------------------------------------------------------------------
+
+namespace detail {
+
+// Walk the flat modes [0, start] from the back, merging each into the front of the result when
+// its extent ends where the front begins: s0:s1*d1 then s1:d1 becomes s0*s1:d1. Static size-1
+// modes are dropped. (new_shape, new_stride) seeds the front.
+constexpr Layout bw_coalesce(IntTuple const& old_shape, IntTuple const& old_stride, int start,
+                             Int new_shape, Int new_stride) {
+  Int ns[IntTuple::kCap], nd[IntTuple::kCap];  // ns[len-1] is the front
+  int len = 1;
+  ns[0] = new_shape;
+  nd[0] = new_stride;
+  for (int i = start; i >= 0; --i) {
+    Int s = as_int(get(old_shape, i)), d = as_int(get(old_stride, i));
+    if (s.is_constant(1)) continue;
+    if (len == 1 && ns[0].is_constant(1)) {
+      ns[0] = s;
+      nd[0] = d;
+      continue;
+    }
+    Int extent = s * d;
+    Int& fs = ns[len - 1];
+    Int& fd = nd[len - 1];
+    if (fs.is_static() && extent.is_static() && fd.is_static() && extent.v == fd.v) {
+      fs = s * fs;
+      fd = d;
+      continue;
+    }
+    ns[len] = s;
+    nd[len] = d;
+    ++len;
+  }
+  if (len == 1) {
+    if (ns[0].is_constant(1)) return {IntTuple(1), IntTuple(0)};
+    return {IntTuple(ns[0]), IntTuple(nd[0])};
+  }
+  TupleBuilder rs, rd;
+  for (int k = len - 1; k >= 0; --k) {
+    rs.push(IntTuple(ns[k]));
+    rd.push(IntTuple(nd[k]));
+  }
+  return {rs.done(), rd.done()};
+}
+
+// coalesce that also keeps the function outside the domain: a trailing static 1 is widened to 2 so
+// that its stride survives. Used for the left operand of composition.
+constexpr Layout coalesce_x(Layout const& l) {
+  IntTuple fs = flatten(l.shape), fd = flatten(l.stride);
+  int R = rank(fs);
+  Int last = as_int(get(fs, R - 1));
+  return bw_coalesce(fs, fd, R - 2, last.is_constant(1) ? Int{2} : last, as_int(get(fd, R - 1)));
+}
+
+}  // namespace detail
+
+// Merge modes wherever the function allows; keeps size and the values on the domain.
+constexpr Layout coalesce(Layout const& l) {
+  IntTuple fs = flatten(l.shape), fd = flatten(l.stride);
+  int R = rank(fs);
+  return detail::bw_coalesce(fs, fd, R - 2, as_int(get(fs, R - 1)), as_int(get(fd, R - 1)));
+}
+
+// Apply f to mode pairs (l_i, p_i) for i < rank(p), then append the remaining modes of l.
+template <class P, class F>
+constexpr Layout transform_layout(Layout const& l, P const& p, int rank_p, F&& f) {
+  LOOM_REQUIRE(rank_p <= rank(l), "the profile has more modes than the layout");
+  LayoutBuilder r;
+  for (int i = 0; i < rank_p; ++i) r.push(f(get(l, i), get(p, i)));
+  for (int i = rank_p; i < rank(l); ++i) r.push(get(l, i));
+  return r.done();
+}
+
+// Coalesce only within the modes named by a profile: coalesce((2,(1,6)):(1,(6,2)), (1,1)) keeps
+// two modes.
+constexpr Layout coalesce(Layout const& l, IntTuple const& profile) {
+  if (is_leaf(profile)) return coalesce(l);
+  return transform_layout(l, profile, rank(profile),
+                          [](Layout const& m, IntTuple const& p) { return coalesce(m, p); });
+}
+
+// Shapes: merge neighbouring flat modes that are both static or both dynamic.
+constexpr IntTuple coalesce_shape(IntTuple const& shape) {
+  if (is_leaf(shape)) return shape;
+  IntTuple f = flatten(shape);
+  LOOM_REQUIRE(rank(f) > 0, "coalesce: empty shape");
+  Int acc[IntTuple::kCap];
+  int len = 1;
+  acc[0] = as_int(get(f, 0));
+  for (int i = 1; i < rank(f); ++i) {
+    Int a = as_int(get(f, i));
+    if (acc[len - 1].is_static() == a.is_static())
+      acc[len - 1] = acc[len - 1] * a;
+    else
+      acc[len++] = a;
+  }
+  if (len == 1) return IntTuple(acc[0]);
+  TupleBuilder b;
+  for (int k = 0; k < len; ++k) b.push(IntTuple(acc[k]));
+  return b.done();
+}
+
+// Replace modes that have a static 0 stride by size 1.
+constexpr Layout filter_zeros(Layout const& l) { return {filter_zeros(l.stride, l.shape), l.stride}; }
+// Drop stride-0 and size-1 modes, then coalesce.
+constexpr Layout filter(Layout const& l) { return coalesce(filter_zeros(l)); }
+constexpr Layout filter(Layout const& l, IntTuple const& profile) {
+  if (is_leaf(profile)) return filter(l);
+  return transform_layout(l, profile, rank(profile),
+                          [](Layout const& m, IntTuple const& p) { return filter(m, p); });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tile: a tuple of layouts (a tiler), one per mode it is applied to
+// ---------------------------------------------------------------------------------------------
+//
+// A tiler is a Layout, an integer N (as N:1), an underscore (leave the mode alone) or a tuple of
+// tilers. A Layout passed where a Tile is expected is a single tiler applied to the whole layout.
+struct Tile {
+  static constexpr int kCap = 8;
+  enum Kind : unsigned char { kLayout, kInt, kUnder };
+
+  IntTuple tree;      // the nesting; each leaf holds an index into elem
+  Layout elem[kCap];
+  unsigned char kind[kCap] = {};
+  int count = 0;
+
+  constexpr Tile() : tree(make_tuple()) {}
+  constexpr Tile(Layout const& l) { tree = IntTuple(add(kLayout, l)); }
+  // An integer, an underscore, or a shape (a tuple of those), as CuTe accepts a Shape as a tiler.
+  constexpr Tile(IntTuple const& t) { tree = from_shape(t); }
+  template <class T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
+  constexpr Tile(T n) : Tile(IntTuple(n)) {}
+
+  constexpr int add(Kind k, Layout const& l) {
+    LOOM_REQUIRE(count < kCap, "tiler has too many modes");
+    elem[count] = l;
+    kind[count] = k;
+    return count++;
+  }
+  constexpr IntTuple from_shape(IntTuple const& t) {
+    if (loom::is_underscore(t)) return IntTuple(add(kUnder, Layout{}));
+    if (is_leaf(t)) return IntTuple(add(kInt, Layout{t, IntTuple(1)}));
+    TupleBuilder b;
+    for (int i = 0; i < loom::rank(t); ++i) b.push(from_shape(get(t, i)));
+    return b.done();
+  }
+  // Graft another tile's tree into this one.
+  constexpr IntTuple graft(Tile const& o, IntTuple const& t) {
+    if (is_leaf(t)) {
+      int k = int(value(t));
+      return IntTuple(add(Kind(o.kind[k]), o.elem[k]));
+    }
+    TupleBuilder b;
+    for (int i = 0; i < loom::rank(t); ++i) b.push(graft(o, get(t, i)));
+    return b.done();
+  }
+
+  constexpr bool is_tuple() const { return loom::is_tuple(tree); }
+  constexpr int rank() const { return loom::rank(tree); }
+  constexpr Kind leaf_kind() const { return Kind(kind[value(tree)]); }
+  constexpr Layout const& leaf() const { return elem[value(tree)]; }
+  constexpr bool is_underscore() const { return !is_tuple() && leaf_kind() == kUnder; }
+};
+
+constexpr Tile get(Tile const& t, int i) {
+  Tile r = t;
+  r.tree = get(t.tree, i);
+  return r;
+}
+
+template <class... Ts>
+constexpr Tile make_tile(Ts const&... ts) {
+  Tile r;
+  TupleBuilder b;
+  (b.push(r.graft(Tile(ts), Tile(ts).tree)), ...);
+  r.tree = b.done();
+  return r;
+}
+
+// dice for tilers: keep the modes where the Step c is not X.
+constexpr IntTuple dice_tree(Tile& out, Tile const& t, IntTuple const& c, IntTuple const& node,
+                             TupleBuilder* into) {
+  if (is_tuple(c)) {
+    LOOM_REQUIRE(is_tuple(node) && rank(c) == rank(node), "dice: step rank does not match the tiler");
+    for (int i = 0; i < rank(c); ++i) dice_tree(out, t, get(c, i), get(node, i), into);
+    return {};
+  }
+  if (!is_underscore(c)) into->push(out.graft(t, node));
+  return {};
+}
+constexpr Tile dice(IntTuple const& c, Tile const& t) {
+  if (is_leaf(c)) return is_underscore(c) ? Tile{} : t;
+  Tile r;
+  TupleBuilder b;
+  dice_tree(r, t, c, t.tree, &b);
+  r.tree = b.done();
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Composition: R(c) = A(B(c)) for every c in the domain of B
+// ---------------------------------------------------------------------------------------------
+
+namespace detail {
+
+constexpr Layout composition_impl(IntTuple const& ls, IntTuple const& ld, IntTuple const& rs,
+                                  IntTuple const& rd) {
+  if (is_tuple(rs)) {  // composition distributes over the modes of the right operand
+    LayoutBuilder r;
+    for (int i = 0; i < rank(rs); ++i) r.push(composition_impl(ls, ld, get(rs, i), get(rd, i)));
+    return r.done();
+  }
+  Int rshape = as_int(rs), rstride = as_int(rd);
+  if (rstride.is_constant(0)) return {rs, rd};
+  if (is_leaf(ls)) return {rs, IntTuple(rstride * as_int(ld))};
+
+  int R = rank(ls);
+  IntTuple shape0 = take(ls, 0, R - 1);
+  IntTuple shape1 = shape0, stride1 = take(ld, 0, R - 1);
+  Int rest_stride = rstride;
+  if (!rstride.is_constant(1)) {
+    // Divide the stride out of the leading modes: the modes it steps over disappear.
+    TupleBuilder s1;
+    for (int i = 0; i < R - 1; ++i) {
+      Int di = as_int(get(shape0, i));
+      s1.push(IntTuple(shape_div(di, rest_stride)));
+      rest_stride = shape_div(rest_stride, di);
+    }
+    shape1 = s1.done();
+    stride1 = elem_scale(stride1, shape_div(shape0, shape1));
+  }
+  // Then take the shape out of what is left, mode by mode.
+  TupleBuilder s2;
+  Int rest_shape = rshape;
+  for (int i = 0; i < R - 1; ++i) {
+    Int si = abs(as_int(get(shape1, i)));
+    s2.push(IntTuple(shape_min(si, rest_shape)));
+    rest_shape = shape_div(rest_shape, si);
+  }
+  Int last_stride = as_int(get(ld, R - 1));
+  if (!rstride.is_constant(1)) last_stride = rest_stride * last_stride;
+  return bw_coalesce(s2.done(), stride1, R - 2, rest_shape, last_stride);
+}
+
+}  // namespace detail
+
+constexpr Layout composition(Layout const& a, Layout const& b) {
+  Layout flat = detail::coalesce_x(a);
+  return detail::composition_impl(flat.shape, flat.stride, b.shape, b.stride);
+}
+
+// Composition with a tiler: mode i of a composed with tiler mode i. Modes of a that the tiler does
+// not reach are dropped.
+constexpr Layout composition(Layout const& a, Tile const& t) {
+  if (t.is_tuple()) {
+    LOOM_REQUIRE(t.rank() <= rank(a), "composition: the tiler has more modes than the layout");
+    LayoutBuilder r;
+    for (int i = 0; i < t.rank(); ++i) r.push(composition(get(a, i), get(t, i)));
+    return r.done();
+  }
+  switch (t.leaf_kind()) {
+    case Tile::kUnder: return a;
+    case Tile::kInt: {
+      Layout flat = detail::coalesce_x(a);
+      return detail::composition_impl(flat.shape, flat.stride, t.leaf().shape, IntTuple(1));
+    }
+    default: return composition(a, t.leaf());
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Complement: the layout of the offsets in [0, cotarget) that a does not reach
+// ---------------------------------------------------------------------------------------------
+
+namespace detail {
+
+constexpr Layout complement_impl(IntTuple const& shape, IntTuple const& stride, IntTuple const& cotarget) {
+  if (is_leaf(stride) && as_int(stride).is_constant(0)) return make_layout(coalesce_shape(cotarget));
+
+  int R = rank(shape);
+  LOOM_REQUIRE(R == 1 || is_static(stride), "complement: dynamic strides need a rank-1 layout");
+  IntTuple sh = wrap(shape), st = wrap(stride);
+  TupleBuilder rs, rd;
+  Int last{1};
+  rd.push(IntTuple(last));
+  // Visit the modes by increasing stride; each gap between one mode's extent and the next stride
+  // becomes a mode of the complement.
+  for (int i = 0; i + 1 < R; ++i) {
+    Int min_stride = min_leaf(st);
+    int min_idx = 0;
+    while (value(get(st, min_idx)) != min_stride.v) ++min_idx;
+    Int new_shape = min_stride / last;
+    LOOM_REQUIRE(!new_shape.is_constant(0), "complement: the layout is not injective");
+    last = min_stride * as_int(get(sh, min_idx));
+    sh = remove(sh, min_idx);
+    st = remove(st, min_idx);
+    rs.push(IntTuple(new_shape));
+    rd.push(IntTuple(last));
+  }
+  Int s0 = as_int(get(st, 0));
+  Int new_shape = s0 / last;
+  LOOM_REQUIRE(!new_shape.is_constant(0), "complement: the layout is not injective");
+  rs.push(IntTuple(new_shape));
+  Int new_stride = s0 * as_int(get(sh, 0));
+  IntTuple rest_shape = coalesce_shape(ceil_div(cotarget, IntTuple(new_stride)));
+  IntTuple rest_stride = compact_col_major(rest_shape, new_stride);
+  return coalesce(Layout{make_tuple(rs.done(), rest_shape), make_tuple(rd.done(), rest_stride)});
+}
+
+}  // namespace detail
+
+constexpr Layout complement(Layout const& a, IntTuple const& cotarget) {
+  Layout f = filter(a);
+  return detail::complement_impl(f.shape, f.stride, cotarget);
+}
+constexpr Layout complement(Layout const& a) {
+  Layout f = filter(a);
+  return detail::complement_impl(f.shape, f.stride, IntTuple(cosize(f)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inverses
+// ---------------------------------------------------------------------------------------------
+
+// R with a(R(i)) == i for every i < size(R): follow the strides up from 1 as far as they chain.
+constexpr Layout right_inverse(Layout const& a) {
+  Layout flat = coalesce(a);
+  IntTuple fs = wrap(flat.shape), fd = wrap(flat.stride);
+  IntTuple rstride = wrap(compact_col_major(flat.shape));
+  TupleBuilder s, d;
+  i64 next = 1;
+  bool used[IntTuple::kCap] = {};
+  for (;;) {
+    int found = -1;
+    for (int i = 0; i < rank(fd) && found < 0; ++i) {
+      Int di = abs(as_int(get(fd, i)));
+      if (!used[i] && di.is_constant(next)) found = i;
+    }
+    if (found < 0) break;
+    used[found] = true;
+    s.push(get(fs, found));
+    d.push(IntTuple(signum(as_int(get(fd, found))) * as_int(get(rstride, found))));
+    Int ext = as_int(get(fs, found)) * abs(as_int(get(fd, found)));
+    if (!ext.is_static() || ext.v == next) break;
+    next = ext.v;
+  }
+  if (s.size() == 0) return {IntTuple(1), IntTuple(0)};
+  return {unwrap(s.done()), unwrap(d.done())};
+}
+
+// R with R(a(i)) == i for every i < size(a); a must be injective.
+constexpr Layout left_inverse(Layout const& a) { return right_inverse(make_layout(a, complement(a))); }
+
+// ---------------------------------------------------------------------------------------------
+// Divides: logical_divide(A, T) = A o (T, T*), with T* the complement of T in size(A)
+// ---------------------------------------------------------------------------------------------
+
+constexpr Layout logical_divide(Layout const& a, Layout const& tiler) {
+  return composition(a, make_layout(tiler, complement(tiler, a.shape)));
+}
+constexpr Layout logical_divide(Layout const& a, Tile const& t) {
+  if (t.is_tuple())
+    return transform_layout(a, t, t.rank(),
+                            [](Layout const& m, Tile const& ti) { return logical_divide(m, ti); });
+  switch (t.leaf_kind()) {
+    case Tile::kUnder: return a;
+    case Tile::kInt: return logical_divide(a, make_layout(t.leaf().shape));
+    default: return logical_divide(a, t.leaf());
+  }
+}
+
+// Gather the rank-2 modes found at the leaves of the tiler: ((A,a),(B,b),c) by (T,T) gives
+// ((A,B),(a,b,c)).
+constexpr IntTuple zip2_by(IntTuple const& t, Tile const& guide) {
+  if (!guide.is_tuple()) {
+    LOOM_REQUIRE(is_tuple(t) && rank(t) == 2, "zip2_by: expected a rank-2 mode under the tiler");
+    return t;
+  }
+  int gr = guide.rank();
+  LOOM_REQUIRE(is_tuple(t) && rank(t) >= gr, "zip2_by: the tiler has more modes than the layout");
+  TupleBuilder a, b;
+  for (int i = 0; i < gr; ++i) {
+    IntTuple s = zip2_by(get(t, i), get(guide, i));
+    a.push(get(s, 0));
+    b.push(get(s, 1));
+  }
+  for (int i = gr; i < rank(t); ++i) b.push(get(t, i));
+  return make_tuple(a.done(), b.done());
+}
+constexpr Layout tile_unzip(Layout const& l, Tile const& t) { return {zip2_by(l.shape, t), zip2_by(l.stride, t)}; }
+
+// ((tile modes), (rest modes))
+constexpr Layout zipped_divide(Layout const& a, Tile const& t) { return tile_unzip(logical_divide(a, t), t); }
+// ((tile modes), rest0, rest1, ...)
+constexpr Layout tiled_divide(Layout const& a, Tile const& t) {
+  Layout z = zipped_divide(a, t);
+  return slice(make_coord(_, repeat(rank(get(z.shape, 1)), _)), z);
+}
+// (tile0, tile1, ..., rest0, rest1, ...)
+constexpr Layout flat_divide(Layout const& a, Tile const& t) {
+  Layout z = zipped_divide(a, t);
+  return slice(make_coord(repeat(rank(get(z.shape, 0)), _), repeat(rank(get(z.shape, 1)), _)), z);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Products: logical_product(A, B) = (A, A* o B), with A* the complement of A in size(A)*cosize(B)
+// ---------------------------------------------------------------------------------------------
+
+constexpr Layout logical_product(Layout const& a, Layout const& b) {
+  return make_layout(a, composition(complement(a, IntTuple(size(a) * cosize(b))), b));
+}
+constexpr Layout logical_product(Layout const& a, Tile const& t) {
+  if (t.is_tuple())
+    return transform_layout(a, t, t.rank(),
+                            [](Layout const& m, Tile const& ti) { return logical_product(m, ti); });
+  switch (t.leaf_kind()) {
+    case Tile::kUnder: return a;
+    case Tile::kInt: return logical_product(a, make_layout(t.leaf().shape));
+    default: return logical_product(a, t.leaf());
+  }
+}
+constexpr Layout zipped_product(Layout const& a, Tile const& t) { return tile_unzip(logical_product(a, t), t); }
+constexpr Layout tiled_product(Layout const& a, Tile const& t) {
+  Layout z = zipped_product(a, t);
+  return slice(make_coord(_, repeat(rank(get(z.shape, 1)), _)), z);
+}
+constexpr Layout flat_product(Layout const& a, Tile const& t) {
+  Layout z = zipped_product(a, t);
+  return slice(make_coord(repeat(rank(get(z.shape, 0)), _), repeat(rank(get(z.shape, 1)), _)), z);
+}
+
+namespace detail {
+constexpr Layout rank_product(Layout const& block, Layout const& tiler, bool raked) {
+  int R = rank(block) > rank(tiler) ? rank(block) : rank(tiler);
+  Layout p = logical_product(append(block, R), append(tiler, R));
+  Layout z = raked ? zip(get(p, 1), get(p, 0)) : zip(get(p, 0), get(p, 1));
+  return coalesce(z, tuple_repeat(R, IntTuple(1)));
+}
+}  // namespace detail
+
+// The block repeated over the tiler, mode by mode: blocked_product((2,2):(1,2), (3,4):(1,3)) is a
+// 6x8 layout made of 2x2 blocks.
+constexpr Layout blocked_product(Layout const& block, Layout const& tiler) {
+  return detail::rank_product(block, tiler, false);
+}
+// As blocked_product, with the copies of the block interleaved element by element.
+constexpr Layout raked_product(Layout const& block, Layout const& tiler) {
+  return detail::rank_product(block, tiler, true);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Partitioning
+// ---------------------------------------------------------------------------------------------
+
+// The tile at `coord` of the tiling of a by t: coord indexes the rest modes.
+constexpr OffsetLayout inner_partition(Layout const& a, Tile const& t, IntTuple const& coord) {
+  Layout z = zipped_divide(a, t);
+  int r0 = rank(get(z.shape, 0)), r1 = rank(get(z.shape, 1));
+  IntTuple rest = is_tuple(coord) ? append(coord, r1, _) : coord;
+  return slice_and_offset(make_coord(repeat(r0, _), rest), z);
+}
+// The elements at `coord` within every tile: coord indexes the tile modes.
+constexpr OffsetLayout outer_partition(Layout const& a, Tile const& t, IntTuple const& coord) {
+  Layout z = zipped_divide(a, t);
+  int r0 = rank(get(z.shape, 0)), r1 = rank(get(z.shape, 1));
+  IntTuple in = is_tuple(coord) ? append(coord, r0, _) : coord;
+  return slice_and_offset(make_coord(in, repeat(r1, _)), z);
+}
+
+// A CTA's tile: local_tile(gA, (BM,BK), (m,_)) keeps (BM,BK,k-tiles).
+constexpr OffsetLayout local_tile(Layout const& a, Tile const& t, IntTuple const& coord) {
+  return inner_partition(a, t, coord);
+}
+// With a Step projection: local_tile(gC, (BM,BN,BK), (m,n,k), (1,1,X)) uses the M and N modes only.
+constexpr OffsetLayout local_tile(Layout const& a, Tile const& t, IntTuple const& coord, IntTuple const& step) {
+  return local_tile(a, dice(step, t), dice(step, coord));
+}
+
+// A thread's elements: the thread layout tiles a, and thread `idx` takes its position in every
+// tile.
+constexpr OffsetLayout local_partition(Layout const& a, Layout const& thr, i64 idx) {
+  return outer_partition(a, Tile(product_each(thr.shape)), get_flat_coord(thr, idx));
+}
+constexpr OffsetLayout local_partition(Layout const& a, Layout const& thr, i64 idx, IntTuple const& step) {
+  return local_partition(a, dice(step, thr), idx);
+}
+
+}  // namespace loom
