@@ -491,6 +491,28 @@ constexpr IntTuple compact_order(IntTuple const& shape, IntTuple const& order) {
 // Coordinates and indices
 // ---------------------------------------------------------------------------------------------
 
+// Integer coordinate -> index within the subtree of (shape, stride) rooted at node p: the leaves,
+// in preorder, take the coordinate colexicographically and the last leaf takes what remains. This
+// equals CuTe's mode-by-mode recursion (in which each mode's last leaf takes its remainder) and
+// touches only the node arrays, so for a constexpr layout it unrolls and folds to constants.
+// shape and stride must be congruent, so their node arrays line up.
+constexpr i64 crd2idx_flat(i64 c, IntTuple const& shape, IntTuple const& stride, int p = 0) {
+  int end = p + shape.span[p];
+  int last = end - 1;
+  while (last > p && shape.arity[last] >= 0) --last;
+  i64 r = 0;
+  for (int k = p; k < end; ++k) {
+    if (shape.arity[k] >= 0) continue;
+    if (k == last) {
+      r += c * stride.val[k];
+    } else {
+      r += (c % shape.val[k]) * stride.val[k];
+      c /= shape.val[k];
+    }
+  }
+  return r;
+}
+
 // Coordinate -> index. An integer coordinate into a tuple shape is split colexicographically; the
 // last mode takes what remains without a modulo. Underscores count as 0.
 constexpr Int crd2idx(IntTuple const& coord, IntTuple const& shape, IntTuple const& stride) {
@@ -502,24 +524,8 @@ constexpr Int crd2idx(IntTuple const& coord, IntTuple const& shape, IntTuple con
     return r;
   }
   Int c = is_underscore(coord) ? Int{0} : as_int(coord);
-  if (is_tuple(shape)) {
-    LOOM_REQUIRE(is_tuple(stride) && rank(shape) == rank(stride), "crd2idx: shape/stride mismatch");
-    Int r{0};
-    int R = rank(shape);
-    for (int i = 0; i < R; ++i) {
-      IntTuple s = get(shape, i);
-      if (i + 1 == R) {
-        r = r + crd2idx(IntTuple(c), s, get(stride, i));
-      } else {
-        Int p = product(s);
-        r = r + crd2idx(IntTuple(c % p), s, get(stride, i));
-        c = c / p;
-      }
-    }
-    return r;
-  }
-  LOOM_REQUIRE(is_leaf(stride), "crd2idx: shape/stride mismatch");
-  return c * as_int(stride);
+  LOOM_REQUIRE(congruent(shape, stride), "crd2idx: shape and stride are not congruent");
+  return Int{crd2idx_flat(c.v, shape, stride), c.dyn || !is_static(shape) || !is_static(stride)};
 }
 
 // Coordinate -> colexicographic index within shape (Horner over the flattened modes).

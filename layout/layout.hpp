@@ -22,8 +22,30 @@ struct Layout {
     LOOM_REQUIRE(congruent(s, d), "layout: shape and stride are not congruent");
   }
 
-  // Coordinate (or integer index, split colexicographically) -> offset.
+  // Coordinate (hierarchical, possibly with underscores counting as 0) -> offset.
   constexpr i64 operator()(IntTuple const& coord) const { return crd2idx(coord, shape, stride).v; }
+
+  // Integer index, split colexicographically over all modes -> offset. The form kernels use: it
+  // reads only the node arrays, so a constexpr layout folds to constants.
+  template <class I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
+  constexpr i64 operator()(I idx) const { return crd2idx_flat(i64(idx), shape, stride); }
+
+  // One integer per top-level mode: L(m, n) == L(make_coord(m, n)).
+  template <class I0, class I1, class... Is,
+            std::enable_if_t<(std::is_integral_v<I0> && std::is_integral_v<I1> &&
+                              (std::is_integral_v<Is> && ...)), int> = 0>
+  constexpr i64 operator()(I0 c0, I1 c1, Is... cs) const {
+    i64 c[] = {i64(c0), i64(c1), i64(cs)...};
+    LOOM_REQUIRE(is_tuple(shape) && shape.arity[0] == int(sizeof...(Is)) + 2,
+                 "layout: coordinate rank does not match the shape");
+    i64 r = 0;
+    int p = 1;
+    for (int i = 0; i < int(sizeof...(Is)) + 2; ++i) {
+      r += crd2idx_flat(c[i], shape, stride, p);
+      p += shape.span[p];
+    }
+    return r;
+  }
   template <class... Ts>
   constexpr i64 operator()(IntTuple const& c0, IntTuple const& c1, Ts const&... cs) const {
     return (*this)(make_coord(c0, c1, cs...));
@@ -304,6 +326,17 @@ constexpr Tile get(Tile const& t, int i) {
   Tile r = t;
   r.tree = get(t.tree, i);
   return r;
+}
+
+// Number of elements a tiler covers; an underscore has no size of its own.
+constexpr Int size(Tile const& t) {
+  if (!t.is_tuple()) {
+    LOOM_REQUIRE(t.leaf_kind() != Tile::kUnder, "size: an underscore tiler has no size");
+    return size(t.leaf());
+  }
+  Int p{1};
+  for (int i = 0; i < t.rank(); ++i) p = p * size(get(t, i));
+  return p;
 }
 
 template <class... Ts>

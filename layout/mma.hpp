@@ -1,0 +1,123 @@
+// Loom layout core: MMA atoms as thread-value (TV) layouts, and TiledMMA partitioning.
+//
+// An MMA atom is described by the layouts that say which thread holds which element:
+// (thread, value) -> the column-major coordinate of the element in the atom's (M,K), (N,K) or
+// (M,N) tile. A TiledMMA repeats an atom over a layout of atoms (AtomLayoutMNK) and an optional
+// permutation of the M, N and K modes; partition_A/B/C then give each thread the view of its
+// elements in any A, B or C tile, by the same five steps CuTe uses: divide by the permutation,
+// divide by the atom, compose the atom's TV layout, divide the rest among the atoms, and slice out
+// the thread.
+#pragma once
+
+#include "layout/layout.hpp"
+
+namespace loom {
+
+struct MMAAtom {
+  IntTuple shape_mnk;  // the atom's (M,N,K)
+  Layout thr_id;       // atom-local thread -> thread index
+  Layout a_tv;         // (thr, val) -> (m,k) in the M x K tile, column-major
+  Layout b_tv;         // (thr, val) -> (n,k)
+  Layout c_tv;         // (thr, val) -> (m,n)
+};
+
+// One thread, one multiply-add: D(1x1) += A(1x1) * B(1x1).
+constexpr MMAAtom mma_atom_fma() {
+  Layout one = make_layout(make_shape(1, 1));  // (1,1):(0,0)
+  return {make_shape(1, 1, 1), make_layout(1), one, one, one};
+}
+
+// mma.sync.aligned.m16n8k16.row.col with 16-bit A and B (fp16 or bf16; the register layouts are
+// the same) and fp32 C/D. Per the PTX ISA fragment figures: lane l holds A rows l/4 and l/4+8,
+// columns 2(l%4)+{0,1} (+8); B columns l/4, rows 2(l%4)+{0,1} (+8); C rows l/4 (+8), columns
+// 2(l%4)+{0,1}.
+constexpr MMAAtom mma_atom_sm80_16x8x16() {
+  return {make_shape(16, 8, 16), make_layout(32),
+          make_layout(make_shape(make_shape(4, 8), make_shape(2, 2, 2)),
+                      make_stride(make_stride(32, 1), make_stride(16, 8, 128))),
+          make_layout(make_shape(make_shape(4, 8), make_shape(2, 2)),
+                      make_stride(make_stride(16, 1), make_stride(8, 64))),
+          make_layout(make_shape(make_shape(4, 8), make_shape(2, 2)),
+                      make_stride(make_stride(32, 1), make_stride(16, 8)))};
+}
+
+struct ThrMMA;
+
+struct TiledMMA {
+  MMAAtom atom;
+  Layout thr_layout_vmnk;  // (ThrV, ThrM, ThrN, ThrK) -> thread index
+  Tile permutation;        // (PermM, PermN, PermK); `_` leaves a mode as it is
+
+  constexpr i64 size() const { return loom::size(thr_layout_vmnk).v; }
+
+  // Tile extent in mode i (0 = M, 1 = N, 2 = K): the permutation's size, or atoms x atom size.
+  constexpr i64 tile_size_mnk(int i) const {
+    Tile p = get(permutation, i);
+    if (p.is_underscore())
+      return value(get(atom.shape_mnk, i)) * loom::size(get(thr_layout_vmnk, i + 1)).v;
+    return loom::size(p).v;
+  }
+
+  // (X,Y,...) -> ((ThrV,(ThrX,ThrY)),(FrgV,(RestX,RestY,...))) for the operand whose modes are
+  // (x, y) of MNK and whose atom TV layout is tv.
+  constexpr Layout thrfrg(Layout const& t, int x, int y, Layout const& tv) const {
+    LOOM_REQUIRE(rank(t) >= 2, "partition: the tensor must have rank 2 or more");
+    Layout t_perm = logical_divide(t, make_tile(get(permutation, x), get(permutation, y)));
+    Tile atom_tile = make_tile(make_layout(get(atom.shape_mnk, x)), make_layout(get(atom.shape_mnk, y)));
+    Layout t_atom = zipped_divide(t_perm, atom_tile);                  // ((AtomX,AtomY),(RestX,RestY))
+    Layout t_tv = composition(t_atom, make_tile(tv, _));               // ((ThrV,FrgV),(RestX,RestY))
+    Tile thr_tile = make_tile(_, make_tile(make_layout(loom::size(get(thr_layout_vmnk, 1 + x))),
+                                           make_layout(loom::size(get(thr_layout_vmnk, 1 + y)))));
+    return zipped_divide(t_tv, thr_tile);                              // ((ThrV,(ThrX,ThrY)),(FrgV,(RestX,RestY)))
+  }
+  constexpr Layout thrfrg_A(Layout const& a) const { return thrfrg(a, 0, 2, atom.a_tv); }
+  constexpr Layout thrfrg_B(Layout const& b) const { return thrfrg(b, 1, 2, atom.b_tv); }
+  constexpr Layout thrfrg_C(Layout const& c) const { return thrfrg(c, 0, 1, atom.c_tv); }
+
+  constexpr ThrMMA get_slice(i64 thr) const;
+  constexpr ThrMMA get_thread_slice(i64 thr) const;
+};
+
+struct ThrMMA {
+  TiledMMA mma;
+  IntTuple thr_vmnk;  // this thread's (v, m, n, k) in thr_layout_vmnk
+
+  constexpr OffsetLayout take_thread(Layout const& thrfrg, int x, int y) const {
+    IntTuple thr = make_coord(get(thr_vmnk, 0), make_coord(get(thr_vmnk, 1 + x), get(thr_vmnk, 1 + y)));
+    IntTuple rest = make_coord(_, repeat(rank(get(thrfrg.shape, 1, 1)), _));
+    return slice_and_offset(make_coord(thr, rest), thrfrg);
+  }
+  // (M,K) -> (FrgV, RestM, RestK, ...): this thread's A elements, and the offset of the first.
+  constexpr OffsetLayout partition_A(Layout const& a) const { return take_thread(mma.thrfrg_A(a), 0, 2); }
+  constexpr OffsetLayout partition_B(Layout const& b) const { return take_thread(mma.thrfrg_B(b), 1, 2); }
+  constexpr OffsetLayout partition_C(Layout const& c) const { return take_thread(mma.thrfrg_C(c), 0, 1); }
+};
+
+constexpr ThrMMA TiledMMA::get_slice(i64 thr) const {
+  LOOM_REQUIRE(0 <= thr && thr < size(), "TiledMMA: thread index out of range");
+  return {*this, get_flat_coord(thr_layout_vmnk, thr)};
+}
+constexpr ThrMMA TiledMMA::get_thread_slice(i64 thr) const { return get_slice(thr); }
+
+// Repeat the atom over atom_layout (up to rank 3, padded with 1:0) and permute the M, N and K modes
+// by `permutation` (up to rank 3, padded with `_`).
+constexpr TiledMMA make_tiled_mma(MMAAtom const& atom, Layout const& atom_layout = Layout{},
+                                  Tile const& permutation = make_tile(_, _, _)) {
+  LOOM_REQUIRE(rank(atom_layout) <= 3, "make_tiled_mma: the atom layout has more than 3 modes");
+  Layout atoms = append(atom_layout, 3);
+  Tile perm = permutation;
+  if (!perm.is_tuple()) perm = make_tile(perm);
+  LOOM_REQUIRE(perm.rank() <= 3, "make_tiled_mma: the permutation has more than 3 modes");
+  while (perm.rank() < 3) {
+    Tile p = perm;
+    TupleBuilder b;
+    Tile r;
+    for (int i = 0; i < p.rank(); ++i) b.push(r.graft(p, get(p, i).tree));
+    b.push(r.graft(Tile(_), Tile(_).tree));
+    r.tree = b.done();
+    perm = r;
+  }
+  return {atom, tiled_product(atom.thr_id, Tile(atoms)), perm};
+}
+
+}  // namespace loom
