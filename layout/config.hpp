@@ -11,6 +11,14 @@
 #define LOOM_DEVICE
 #endif
 
+// Loops over the nodes of a layout: unrolled in device code, so that a layout known at compile
+// time folds to constants.
+#if defined(__CUDA_ARCH__)
+#define LOOM_UNROLL _Pragma("unroll")
+#else
+#define LOOM_UNROLL
+#endif
+
 #if !defined(__CUDA_ARCH__)
 #include <stdexcept>
 #include <string>

@@ -300,10 +300,12 @@ constexpr IntTuple zip(IntTuple const& a, IntTuple const& b) { return zip(make_t
 // Reductions and arithmetic on shapes
 // ---------------------------------------------------------------------------------------------
 
+// A loop over the leaves rather than a recursion, so that it folds in device code.
 constexpr Int product(IntTuple const& t) {
-  if (is_leaf(t)) return as_int(t);
   Int p{1};
-  for (int i = 0; i < rank(t); ++i) p = p * product(get(t, i));
+  LOOM_UNROLL
+  for (int k = 0; k < t.n; ++k)
+    if (t.arity[k] < 0) p = p * Int{t.val[k], (t.flag[k] & IntTuple::kDynamic) != 0};
   return p;
 }
 constexpr Int size(IntTuple const& t) { return product(t); }
@@ -501,6 +503,7 @@ constexpr i64 crd2idx_flat(i64 c, IntTuple const& shape, IntTuple const& stride,
   int last = end - 1;
   while (last > p && shape.arity[last] >= 0) --last;
   i64 r = 0;
+  LOOM_UNROLL
   for (int k = p; k < end; ++k) {
     if (shape.arity[k] >= 0) continue;
     if (k == last) {
@@ -511,6 +514,38 @@ constexpr i64 crd2idx_flat(i64 c, IntTuple const& shape, IntTuple const& stride,
     }
   }
   return r;
+}
+
+// Node of the i-th child of node p, found without copying.
+constexpr int child_node(IntTuple const& t, int p, int i) {
+  LOOM_REQUIRE(t.arity[p] > i && i >= 0, "tuple index out of range");
+  int q = p + 1;
+  LOOM_UNROLL
+  for (int k = 0; k < i; ++k) q += t.span[q];
+  return q;
+}
+template <class... Is>
+constexpr int child_node(IntTuple const& t, int p, int i, int j, Is... is) {
+  return child_node(t, child_node(t, p, i), j, is...);
+}
+
+// Index -> colexicographic coordinate within the subtree rooted at node p of (shape, stride): each
+// leaf takes (idx / stride) % shape, and the leaf coordinates are combined column-major. This is
+// get_flat_coord for one mode, reading only the node arrays.
+constexpr i64 idx2flat(i64 idx, IntTuple const& shape, IntTuple const& stride, int p = 0) {
+  i64 c = 0, w = 1;
+  LOOM_UNROLL
+  for (int k = p; k < p + shape.span[p]; ++k) {
+    if (shape.arity[k] >= 0) continue;
+    i64 s = shape.val[k];
+    bool static_one = s == 1 && !(shape.flag[k] & IntTuple::kDynamic);
+    if (!static_one) {
+      LOOM_REQUIRE(stride.val[k] != 0, "idx2crd: a mode of size > 1 has stride 0");
+      c += ((idx / stride.val[k]) % s) * w;
+    }
+    w *= s;
+  }
+  return c;
 }
 
 // Coordinate -> index. An integer coordinate into a tuple shape is split colexicographically; the

@@ -40,6 +40,7 @@ struct Layout {
                  "layout: coordinate rank does not match the shape");
     i64 r = 0;
     int p = 1;
+    LOOM_UNROLL
     for (int i = 0; i < int(sizeof...(Is)) + 2; ++i) {
       r += crd2idx_flat(c[i], shape, stride, p);
       p += shape.span[p];
@@ -647,10 +648,35 @@ constexpr OffsetLayout local_tile(Layout const& a, Tile const& t, IntTuple const
   return local_tile(a, dice(step, t), dice(step, coord));
 }
 
-// A thread's elements: the thread layout tiles a, and thread `idx` takes its position in every
-// tile.
+// A thread's elements: the thread layout tiles a, and thread idx takes its position in every tile.
+// The layout is the same for every thread; only the offset depends on idx, and offset() reads the
+// node arrays alone, so kernels keep `layout` constexpr and pay a few integer ops for the offset.
+struct LocalPartition {
+  Layout layout;  // (rest modes of the tiling): this thread's elements
+  Layout tiled;   // zipped_divide(a, shape of thr): ((tile modes),(rest modes))
+  Layout thr;
+
+  constexpr i64 offset(i64 idx) const {
+    LOOM_REQUIRE(0 <= idx && idx < size(thr).v, "local_partition: thread index out of range");
+    if (is_leaf(thr.shape)) return crd2idx_flat(idx2flat(idx, thr.shape, thr.stride), tiled.shape, tiled.stride, child_node(tiled.shape, 0, 0));
+    i64 r = 0;
+    LOOM_UNROLL
+    for (int i = 0; i < rank(thr); ++i) {
+      i64 c = idx2flat(idx, thr.shape, thr.stride, child_node(thr.shape, 0, i));
+      r += crd2idx_flat(c, tiled.shape, tiled.stride, child_node(tiled.shape, 0, 0, i));
+    }
+    return r;
+  }
+};
+
+constexpr LocalPartition make_local_partition(Layout const& a, Layout const& thr) {
+  Layout z = zipped_divide(a, Tile(product_each(thr.shape)));
+  int r0 = rank(get(z.shape, 0)), r1 = rank(get(z.shape, 1));
+  return {slice(make_coord(repeat(r0, 0), repeat(r1, _)), z), z, thr};
+}
 constexpr OffsetLayout local_partition(Layout const& a, Layout const& thr, i64 idx) {
-  return outer_partition(a, Tile(product_each(thr.shape)), get_flat_coord(thr, idx));
+  LocalPartition p = make_local_partition(a, thr);
+  return {p.layout, p.offset(idx)};
 }
 constexpr OffsetLayout local_partition(Layout const& a, Layout const& thr, i64 idx, IntTuple const& step) {
   return local_partition(a, dice(step, thr), idx);

@@ -74,28 +74,64 @@ struct TiledMMA {
   constexpr Layout thrfrg_B(Layout const& b) const { return thrfrg(b, 1, 2, atom.b_tv); }
   constexpr Layout thrfrg_C(Layout const& c) const { return thrfrg(c, 0, 1, atom.c_tv); }
 
+  struct Partition;
+  constexpr Partition partition(Layout const& t, int x, int y, Layout const& tv) const;
+  // Kernel form: the layout of every thread's elements, fixed at compile time, and offset(tid).
+  constexpr Partition partition_A(Layout const& a) const;
+  constexpr Partition partition_B(Layout const& b) const;
+  constexpr Partition partition_C(Layout const& c) const;
+
   constexpr ThrMMA get_slice(i64 thr) const;
   constexpr ThrMMA get_thread_slice(i64 thr) const;
 };
 
+// One operand's partition: thrfrg = ((ThrV,(ThrX,ThrY)),(FrgV,(RestX,RestY,...))), and layout = its
+// (FrgV,RestX,RestY,...) part. offset(tid) evaluates the thread's (v,x,y) coordinate in the
+// thread mode from the node arrays only.
+struct TiledMMA::Partition {
+  Layout layout;
+  Layout thrfrg;
+  Layout thr_layout_vmnk;
+  int x = 0, y = 0;
+
+  constexpr i64 offset(i64 tid) const {
+    LOOM_REQUIRE(0 <= tid && tid < loom::size(thr_layout_vmnk).v, "TiledMMA: thread index out of range");
+    IntTuple const& ts = thr_layout_vmnk.shape;
+    IntTuple const& td = thr_layout_vmnk.stride;
+    i64 v = idx2flat(tid, ts, td, child_node(ts, 0, 0));
+    i64 cx = idx2flat(tid, ts, td, child_node(ts, 0, 1 + x));
+    i64 cy = idx2flat(tid, ts, td, child_node(ts, 0, 1 + y));
+    IntTuple const& s = thrfrg.shape;
+    IntTuple const& d = thrfrg.stride;
+    return crd2idx_flat(v, s, d, child_node(s, 0, 0, 0)) + crd2idx_flat(cx, s, d, child_node(s, 0, 0, 1, 0)) +
+           crd2idx_flat(cy, s, d, child_node(s, 0, 0, 1, 1));
+  }
+};
+
+constexpr TiledMMA::Partition TiledMMA::partition(Layout const& t, int x, int y, Layout const& tv) const {
+  Layout f = thrfrg(t, x, y, tv);
+  IntTuple rest = make_coord(_, repeat(rank(get(f.shape, 1, 1)), _));
+  return {slice(make_coord(make_coord(0, make_coord(0, 0)), rest), f), f, thr_layout_vmnk, x, y};
+}
+constexpr TiledMMA::Partition TiledMMA::partition_A(Layout const& a) const { return partition(a, 0, 2, atom.a_tv); }
+constexpr TiledMMA::Partition TiledMMA::partition_B(Layout const& b) const { return partition(b, 1, 2, atom.b_tv); }
+constexpr TiledMMA::Partition TiledMMA::partition_C(Layout const& c) const { return partition(c, 0, 1, atom.c_tv); }
+
+// A thread's view, as CuTe's get_slice(thr).partition_X(tensor) gives it.
 struct ThrMMA {
   TiledMMA mma;
-  IntTuple thr_vmnk;  // this thread's (v, m, n, k) in thr_layout_vmnk
+  i64 thr = 0;
 
-  constexpr OffsetLayout take_thread(Layout const& thrfrg, int x, int y) const {
-    IntTuple thr = make_coord(get(thr_vmnk, 0), make_coord(get(thr_vmnk, 1 + x), get(thr_vmnk, 1 + y)));
-    IntTuple rest = make_coord(_, repeat(rank(get(thrfrg.shape, 1, 1)), _));
-    return slice_and_offset(make_coord(thr, rest), thrfrg);
-  }
   // (M,K) -> (FrgV, RestM, RestK, ...): this thread's A elements, and the offset of the first.
-  constexpr OffsetLayout partition_A(Layout const& a) const { return take_thread(mma.thrfrg_A(a), 0, 2); }
-  constexpr OffsetLayout partition_B(Layout const& b) const { return take_thread(mma.thrfrg_B(b), 1, 2); }
-  constexpr OffsetLayout partition_C(Layout const& c) const { return take_thread(mma.thrfrg_C(c), 0, 1); }
+  constexpr OffsetLayout partition_A(Layout const& a) const { return at(mma.partition_A(a)); }
+  constexpr OffsetLayout partition_B(Layout const& b) const { return at(mma.partition_B(b)); }
+  constexpr OffsetLayout partition_C(Layout const& c) const { return at(mma.partition_C(c)); }
+  constexpr OffsetLayout at(TiledMMA::Partition const& p) const { return {p.layout, p.offset(thr)}; }
 };
 
 constexpr ThrMMA TiledMMA::get_slice(i64 thr) const {
   LOOM_REQUIRE(0 <= thr && thr < size(), "TiledMMA: thread index out of range");
-  return {*this, get_flat_coord(thr_layout_vmnk, thr)};
+  return {*this, thr};
 }
 constexpr ThrMMA TiledMMA::get_thread_slice(i64 thr) const { return get_slice(thr); }
 
