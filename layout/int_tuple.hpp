@@ -59,6 +59,17 @@ struct IntTuple {
   constexpr IntTuple(Int i) { val[0] = i.v; flag[0] = i.dyn ? kDynamic : 0; }
   template <class T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
   constexpr IntTuple(T v) : IntTuple(Int{i64(v)}) {}
+  // Member-wise, as nvcc spells a template-argument IntTuple in the host code it generates.
+  constexpr IntTuple(int n_, signed char const (&a)[kCap], unsigned char const (&s)[kCap],
+                     unsigned char const (&f)[kCap], i64 const (&v)[kCap])
+      : n(n_) {
+    for (int k = 0; k < kCap; ++k) {
+      arity[k] = a[k];
+      span[k] = s[k];
+      flag[k] = f[k];
+      val[k] = v[k];
+    }
+  }
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -75,9 +75,11 @@ template <class E> constexpr Tensor<E> partition_C(ThrMMA const& m, Tensor<E> co
 template <class E> constexpr Tensor<E> partition_S(ThrCopy const& c, Tensor<E> const& t) { return t.view(c.partition_S(t.layout)); }
 template <class E> constexpr Tensor<E> partition_D(ThrCopy const& c, Tensor<E> const& t) { return t.view(c.partition_D(t.layout)); }
 
-// A tensor whose layout is a template argument: the form kernels use for static layouts, since
-// nvcc folds template-argument objects to constants (a layout held by value in a kernel would be
-// spilled to local memory).
+// A tensor whose layout is a template argument: the form kernels use for static layouts. nvcc folds
+// template-argument objects and `__device__ constexpr` layouts to constants, while a layout held by
+// value in a kernel's locals is spilled to local memory. (A __global__ template cannot take a
+// Layout argument itself: nvcc's host stub cannot spell it. Pass a config type whose static
+// constexpr members feed __device__ templates instead.)
 template <Layout L, class Engine>
 struct StaticTensor {
   static constexpr Layout layout = L;

@@ -22,16 +22,15 @@ bool have_gpu() {
 // A (64,32) column-major tile over 128 threads arranged (16,8) row-major.
 constexpr Layout kTile = make_layout(make_shape(64, 32));
 constexpr Layout kThreads = make_layout(make_shape(16, 8), LayoutRight{});
-constexpr LocalPartition kPart = make_local_partition(kTile, kThreads);
+// __device__ constexpr: one object for host static_asserts and device code, folded by nvcc.
+__device__ constexpr LocalPartition kPart = make_local_partition(kTile, kThreads);
 constexpr i64 kVals = size(kPart.layout).v;
 static_assert(is_static(kPart.layout) && kVals == 16);
 static_assert(kPart.layout == make_layout(make_shape(4, 4), make_stride(16, 512)));
 
-// Static layouts reach kernels as template arguments, which nvcc folds to constants.
-template <LocalPartition P>
 __global__ void partition_counting(i64* out) {
   int tid = threadIdx.x;
-  StaticTensor<P.layout, CountingIterator> mine{CountingIterator{P.offset(tid)}};
+  StaticTensor<kPart.layout, CountingIterator> mine{CountingIterator{kPart.offset(tid)}};
 #pragma unroll
   for (int v = 0; v < kVals; ++v) out[tid * kVals + v] = mine(v);
 }
@@ -41,7 +40,7 @@ TEST(LayoutGpu, LocalPartitionOfCountingTensor) {
   i64* d = nullptr;
   CUDA_OK(cudaMalloc(&d, 128 * kVals * sizeof(i64)));
   CUDA_OK(cudaMemset(d, 0xff, 128 * kVals * sizeof(i64)));  // poison: -1 everywhere
-  partition_counting<kPart><<<1, 128>>>(d);
+  partition_counting<<<1, 128>>>(d);
   CUDA_OK(cudaGetLastError());
   CUDA_OK(cudaDeviceSynchronize());
   std::vector<i64> got(128 * kVals);
@@ -65,13 +64,12 @@ TEST(LayoutGpu, LocalPartitionOfCountingTensor) {
 // Two by two warps of the m16n8k16 atom on a (32,16) column-major C tile.
 constexpr TiledMMA kMma = make_tiled_mma(mma_atom_sm80_16x8x16(), make_layout(make_shape(2, 2, 1)));
 constexpr Layout kC = make_layout(make_shape(32, 16));
-constexpr TiledMMA::Partition kPartC = kMma.partition_C(kC);
+__device__ constexpr TiledMMA::Partition kPartC = kMma.partition_C(kC);
 static_assert(is_static(kPartC.layout) && size(kPartC.layout).v == 4);
 
-template <TiledMMA::Partition P>
 __global__ void partition_mma_c(i64* out) {
   int tid = threadIdx.x;
-  StaticTensor<P.layout, CountingIterator> mine{CountingIterator{P.offset(tid)}};
+  StaticTensor<kPartC.layout, CountingIterator> mine{CountingIterator{kPartC.offset(tid)}};
 #pragma unroll
   for (int v = 0; v < 4; ++v) out[tid * 4 + v] = mine(v);
 }
@@ -81,7 +79,7 @@ TEST(LayoutGpu, TiledMmaPartitionCMatchesPtxFragment) {
   i64* d = nullptr;
   CUDA_OK(cudaMalloc(&d, 128 * 4 * sizeof(i64)));
   CUDA_OK(cudaMemset(d, 0xff, 128 * 4 * sizeof(i64)));
-  partition_mma_c<kPartC><<<1, 128>>>(d);
+  partition_mma_c<<<1, 128>>>(d);
   CUDA_OK(cudaGetLastError());
   CUDA_OK(cudaDeviceSynchronize());
   std::vector<i64> got(128 * 4);
