@@ -297,6 +297,8 @@ constexpr IntTuple flatten(IntTuple const& t) {
 constexpr IntTuple zip(IntTuple const& t) {
   if (is_leaf(t)) return t;
   if (rank(t) == 0 || is_leaf(get(t, 0))) return make_tuple(t);
+  for (int i = 1; i < rank(t); ++i)
+    LOOM_REQUIRE(is_tuple(get(t, i)) && rank(get(t, i)) == rank(get(t, 0)), "zip: mismatched ranks");
   TupleBuilder out;
   for (int j = 0; j < rank(get(t, 0)); ++j) {
     TupleBuilder col;
@@ -478,7 +480,7 @@ constexpr IntTuple compact_row_major(IntTuple const& shape, Int current = Int{1}
 }
 
 // Compact strides that visit the modes of shape in the order given by `order` (congruent to
-// shape): smaller order values get smaller strides; ties keep left-to-right order.
+// shape): smaller order values get smaller strides; equal orders get equal strides, as in CuTe.
 constexpr IntTuple compact_order_impl(IntTuple const& shape, IntTuple const& order,
                                       IntTuple const& flat_shape, IntTuple const& flat_order) {
   if (is_tuple(order)) {
@@ -648,10 +650,7 @@ constexpr void lift_slice(TupleBuilder& b, IntTuple const& c, IntTuple const& t,
   if (is_underscore(c) == keep_under) b.push(t);
 }
 constexpr IntTuple slice(IntTuple const& c, IntTuple const& t) {
-  if (is_leaf(c)) {
-    LOOM_REQUIRE(is_underscore(c), "slice: the coordinate has no underscore");
-    return t;
-  }
+  if (is_leaf(c)) return is_underscore(c) ? t : TupleBuilder{}.done();
   TupleBuilder b;
   lift_slice(b, c, t, true);
   return b.done();

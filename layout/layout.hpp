@@ -656,8 +656,10 @@ struct LocalPartition {
   Layout tiled;   // zipped_divide(a, shape of thr): ((tile modes),(rest modes))
   Layout thr;
 
+  // idx may exceed size(thr) when thr is a Step projection of a larger thread layout: each mode
+  // takes (idx / stride) % shape, as get_flat_coord does.
   constexpr i64 offset(i64 idx) const {
-    LOOM_REQUIRE(0 <= idx && idx < size(thr).v, "local_partition: thread index out of range");
+    LOOM_REQUIRE(0 <= idx, "local_partition: negative thread index");
     if (is_leaf(thr.shape)) return crd2idx_flat(idx2flat(idx, thr.shape, thr.stride), tiled.shape, tiled.stride, child_node(tiled.shape, 0, 0));
     i64 r = 0;
     LOOM_UNROLL
@@ -675,11 +677,15 @@ constexpr LocalPartition make_local_partition(Layout const& a, Layout const& thr
   return {slice(make_coord(repeat(r0, 0), repeat(r1, _)), z), z, thr};
 }
 constexpr OffsetLayout local_partition(Layout const& a, Layout const& thr, i64 idx) {
+  LOOM_REQUIRE(0 <= idx && idx < size(thr).v, "local_partition: thread index out of range");
   LocalPartition p = make_local_partition(a, thr);
   return {p.layout, p.offset(idx)};
 }
+// The Step drops modes of the thread layout; idx still counts threads of the whole layout.
 constexpr OffsetLayout local_partition(Layout const& a, Layout const& thr, i64 idx, IntTuple const& step) {
-  return local_partition(a, dice(step, thr), idx);
+  LOOM_REQUIRE(0 <= idx && idx < size(thr).v, "local_partition: thread index out of range");
+  LocalPartition p = make_local_partition(a, dice(step, thr));
+  return {p.layout, p.offset(idx)};
 }
 
 }  // namespace loom

@@ -53,8 +53,8 @@ inline std::string print_layout(Layout const& layout) {
   std::string out = to_string(layout) + "\n";
   auto rule = [&] {
     std::string r = "    ";
-    for (i64 n = 0; n < cols; ++n) r += "+" + std::string(size_t(width), '-');
-    return r + "+\n";
+    for (i64 n = 0; n < cols; ++n) r.append("+").append(size_t(width), '-');
+    return r.append("+\n");
   };
   char buf[64];
   out += "    ";

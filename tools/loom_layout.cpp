@@ -1,8 +1,606 @@
-// PLACEHOLDER -- replaced by the real loom-layout calculator.
-// Exists only so the build skeleton has a target; safe to overwrite wholesale.
-#include <cstdio>
+// loom-layout: a command-line calculator for the Loom layout algebra.
+//
+//   loom-layout OP ARG...        e.g. loom-layout composition '(6,2):(8,2)' '(4,3):(3,1)'
+//
+// Arguments use the notation of layout/print.hpp (and layout/parse.hpp): layouts SHAPE:STRIDE,
+// tuples (2,(0,3)), `_` for CuTe's underscore (and for X in a Step). The result is printed on one
+// line of stdout (`show` prints a table). Any error prints one line on stderr, naming the op and
+// the argument at fault, and exits with status 2.
+#include <unistd.h>
 
-int main() {
-  std::fputs("loom-layout: not implemented yet\n", stderr);
-  return 2;
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "layout/layout.hpp"
+#include "layout/mma.hpp"
+#include "layout/parse.hpp"
+#include "layout/print.hpp"
+#include "layout/swizzle.hpp"
+
+namespace {
+
+using loom::i64;
+using loom::IntTuple;
+using loom::Layout;
+using loom::Tile;
+
+constexpr int kExitError = 2;
+// apply, show and swizzle refuse to enumerate more elements than this.
+constexpr i64 kMaxElements = i64(1) << 20;
+
+// An error attributed to one argument (0-based index), or to none (arg < 0).
+struct ArgError : std::runtime_error {
+  int arg;
+  ArgError(int a, std::string const& msg) : std::runtime_error(msg), arg(a) {}
+};
+
+struct Param {
+  char const* name;
+  char const* help;
+  bool optional = false;
+};
+
+std::string join(std::vector<i64> const& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(v[i]);
+  }
+  return s;
+}
+
+// Product of the leaves, or false when it does not fit in 64 bits.
+bool checked_size(IntTuple const& shape, i64& out) {
+  i64 p = 1;
+  for (int k = 0; k < shape.n; ++k) {
+    if (shape.arity[k] >= 0 || (shape.flag[k] & IntTuple::kUnderscore)) continue;
+    if (__builtin_mul_overflow(p, shape.val[k], &p)) return false;
+  }
+  out = p;
+  return true;
+}
+
+// The arguments of one op, with parsers that attribute their errors to the argument.
+struct Args {
+  std::vector<std::string> values;
+  int blame = -1;  // argument that errors thrown by the core are attributed to; -1 for none
+
+  bool has(int k) const { return k < int(values.size()); }
+
+  [[noreturn]] void fail(int k, std::string const& msg) const { throw ArgError(k, msg); }
+
+  template <class F>
+  auto parse(int k, F&& f) const -> decltype(f(std::string_view{})) {
+    try {
+      return f(values[size_t(k)]);
+    } catch (loom::ParseError const& e) {
+      fail(k, e.brief());
+    } catch (loom::LayoutError const& e) {
+      fail(k, e.what());
+    }
+  }
+
+  void check_shape(int k, IntTuple const& shape) const {
+    i64 n;
+    if (!checked_size(shape, n)) fail(k, "the size of " + loom::to_string(shape) + " does not fit in 64 bits");
+  }
+
+  Layout layout(int k) const {
+    Layout l = parse(k, [](std::string_view s) { return loom::parse_layout(s); });
+    check_shape(k, l.shape);
+    return l;
+  }
+  Layout layout_or_shape(int k) const {
+    Layout l = parse(k, [](std::string_view s) { return loom::parse_layout_or_shape(s); });
+    check_shape(k, l.shape);
+    return l;
+  }
+  Tile tiler(int k) const {
+    Tile t = parse(k, [](std::string_view s) { return loom::parse_tiler(s); });
+    for (int i = 0; i < t.count; ++i) check_shape(k, t.elem[i].shape);
+    return t;
+  }
+  IntTuple shape(int k) const {
+    IntTuple s = parse(k, [](std::string_view s) { return loom::parse_shape(s); });
+    check_shape(k, s);
+    return s;
+  }
+  IntTuple tuple(int k) const {
+    return parse(k, [](std::string_view s) { return loom::parse_int_tuple(s); });
+  }
+  IntTuple stride(int k) const {
+    return parse(k, [](std::string_view s) { return loom::parse_stride(s); });
+  }
+  IntTuple coord(int k, bool allow_underscore) const {
+    return parse(k, [&](std::string_view s) { return loom::parse_coord(s, allow_underscore); });
+  }
+  i64 integer(int k) const {
+    return parse(k, [](std::string_view s) { return loom::parse_integer(s); });
+  }
+};
+
+// Is every integer of coordinate c inside shape s? An integer coordinate indexes a whole
+// (sub)shape colexicographically; a tuple coordinate must follow the shape's modes. Underscores
+// pass when allowed.
+bool coord_in_range(IntTuple const& c, IntTuple const& s, bool allow_underscore) {
+  if (loom::is_leaf(c)) {
+    if (loom::is_underscore(c)) return allow_underscore;
+    i64 v = loom::value(c);
+    i64 n;
+    return checked_size(s, n) && 0 <= v && v < n;
+  }
+  if (loom::is_leaf(s) || loom::rank(c) != loom::rank(s)) return false;
+  for (int i = 0; i < loom::rank(c); ++i)
+    if (!coord_in_range(loom::get(c, i), loom::get(s, i), allow_underscore)) return false;
+  return true;
+}
+
+void check_coord(Args const& a, int k, IntTuple const& c, IntTuple const& s, bool allow_underscore,
+                 char const* what) {
+  if (!coord_in_range(c, s, allow_underscore))
+    a.fail(k, "coordinate " + loom::to_string(c) + " is not within " + what + " " + loom::to_string(s));
+}
+
+void check_index(Args const& a, int k, i64 idx, i64 size, char const* what) {
+  if (idx < 0 || idx >= size)
+    a.fail(k, "index " + std::to_string(idx) + " is out of range [0, " + std::to_string(size) + ") for " + what);
+}
+
+i64 enumerable_size(Args const& a, int k, Layout const& l) {
+  i64 n = loom::size(l).v;
+  if (n > kMaxElements)
+    a.fail(k, "the layout has " + std::to_string(n) + " elements, more than the limit of " +
+                  std::to_string(kMaxElements));
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ops
+// ---------------------------------------------------------------------------------------------
+
+struct Op {
+  char const* name;
+  std::vector<Param> params;
+  char const* prints;
+  char const* example;
+  std::function<std::string(Args&)> run;
+};
+
+std::string print(Layout const& l) { return loom::to_string(l); }
+std::string print(loom::OffsetLayout const& l) { return loom::to_string(l); }
+std::string print(IntTuple const& t) { return loom::to_string(t); }
+std::string print(i64 v) { return std::to_string(v); }
+
+const Param kL{"L", "layout SHAPE:STRIDE, e.g. (4,8):(1,4)"};
+const Param kA{"A", "layout SHAPE:STRIDE"};
+const Param kTiler{"TILER", "layout, shape such as (4,8), or tuple of layouts/integers/_ such as (3:3,(2,4):(1,8))"};
+const Param kBTiler{"B", "layout, shape, or tuple of layouts/integers/_ (a tiler)"};
+
+loom::MMAAtom atom_by_name(Args const& a, int k) {
+  std::string const& n = a.values[size_t(k)];
+  if (n == "fma") return loom::mma_atom_fma();
+  if (n == "sm80_16x8x16") return loom::mma_atom_sm80_16x8x16();
+  a.fail(k, "unknown MMA atom (known: fma, sm80_16x8x16)");
+}
+
+std::string partition(Args& a, char which) {
+  loom::MMAAtom atom = atom_by_name(a, 0);
+  Layout atom_layout = a.layout_or_shape(1);
+  if (loom::rank(atom_layout) > 3) a.fail(1, "the atom layout has more than 3 modes");
+  Tile perm = loom::make_tile(loom::_, loom::_, loom::_);
+  if (a.values[2] != "_") {
+    perm = a.tiler(2);
+    if (perm.is_tuple() && perm.rank() > 3) a.fail(2, "the permutation has more than 3 modes");
+  }
+  Layout tensor = a.layout_or_shape(3);
+  i64 thr = a.integer(4);
+  a.blame = 1;
+  loom::TiledMMA tiled = loom::make_tiled_mma(atom, atom_layout, perm);
+  check_index(a, 4, thr, tiled.size(), "the TiledMMA's threads");
+  a.blame = 3;
+  loom::ThrMMA slice = tiled.get_slice(thr);
+  switch (which) {
+    case 'A': return print(slice.partition_A(tensor));
+    case 'B': return print(slice.partition_B(tensor));
+    default: return print(slice.partition_C(tensor));
+  }
+}
+
+template <class F>
+Op divide_or_product(char const* name, char const* example, F f) {
+  bool product = std::string_view(name).find("product") != std::string_view::npos;
+  return {name, {kA, product ? kBTiler : kTiler}, "a layout", example, [f](Args& a) {
+            Layout l = a.layout(0);
+            Tile t = a.tiler(1);
+            a.blame = 1;
+            return print(f(l, t));
+          }};
+}
+
+std::vector<Op> make_ops() {
+  std::vector<Op> ops;
+  ops.push_back({"size", {kL}, "an integer", "size '(4,8):(1,4)'",
+                 [](Args& a) { return print(loom::size(a.layout(0)).v); }});
+  ops.push_back({"cosize", {kL}, "an integer", "cosize '(4,8):(1,8)'",
+                 [](Args& a) {
+                   Layout l = a.layout(0);
+                   a.blame = 0;
+                   return print(loom::cosize(l).v);
+                 }});
+  ops.push_back({"rank", {kL}, "an integer", "rank '((4,2),8):((1,32),4)'",
+                 [](Args& a) { return print(i64(loom::rank(a.layout(0)))); }});
+  ops.push_back({"depth", {kL}, "an integer", "depth '((4,2),8):((1,32),4)'",
+                 [](Args& a) { return print(i64(loom::depth(a.layout(0)))); }});
+  ops.push_back({"apply", {kL}, "L(0),...,L(size-1)", "apply '(2,3):(3,1)'", [](Args& a) {
+                   Layout l = a.layout(0);
+                   i64 n = enumerable_size(a, 0, l);
+                   a.blame = 0;
+                   std::vector<i64> v;
+                   v.reserve(size_t(n));
+                   for (i64 i = 0; i < n; ++i) v.push_back(l(IntTuple(i)));
+                   return join(v);
+                 }});
+  ops.push_back({"coalesce",
+                 {kL, {"PROFILE", "optional: coalesce only within the modes of this profile, e.g. (1,1)", true}},
+                 "a layout", "coalesce '(2,(1,6)):(1,(6,2))' '(1,1)'", [](Args& a) {
+                   Layout l = a.layout(0);
+                   if (!a.has(1)) {
+                     a.blame = 0;
+                     return print(loom::coalesce(l));
+                   }
+                   IntTuple p = a.tuple(1);
+                   a.blame = 1;
+                   return print(loom::coalesce(l, p));
+                 }});
+  ops.push_back({"filter", {kL}, "a layout", "filter '(4,2,3):(1,0,8)'", [](Args& a) {
+                   Layout l = a.layout(0);
+                   a.blame = 0;
+                   return print(loom::filter(l));
+                 }});
+  ops.push_back({"composition", {kA, kBTiler}, "a layout", "composition '(6,2):(8,2)' '(4,3):(3,1)'",
+                 [](Args& a) {
+                   Layout l = a.layout(0);
+                   Tile t = a.tiler(1);
+                   a.blame = 1;
+                   return print(loom::composition(l, t));
+                 }});
+  ops.push_back({"complement",
+                 {kA, {"COTARGET", "optional: integer or shape to complete A to (default: cosize(A))", true}},
+                 "a layout", "complement '(2,2):(1,6)' 24", [](Args& a) {
+                   Layout l = a.layout(0);
+                   if (!a.has(1)) {
+                     a.blame = 0;
+                     return print(loom::complement(l));
+                   }
+                   IntTuple m = a.shape(1);
+                   a.blame = 0;
+                   return print(loom::complement(l, m));
+                 }});
+  ops.push_back({"right_inverse", {kL}, "a layout", "right_inverse '(4,8):(8,1)'", [](Args& a) {
+                   Layout l = a.layout(0);
+                   a.blame = 0;
+                   return print(loom::right_inverse(l));
+                 }});
+  ops.push_back({"left_inverse", {kL}, "a layout", "left_inverse '(4,2):(2,1)'", [](Args& a) {
+                   Layout l = a.layout(0);
+                   a.blame = 0;
+                   return print(loom::left_inverse(l));
+                 }});
+  ops.push_back(divide_or_product("logical_divide", "logical_divide '(4,2,3):(2,1,8)' 4:2",
+                                  [](Layout const& l, Tile const& t) { return loom::logical_divide(l, t); }));
+  ops.push_back(divide_or_product("zipped_divide", "zipped_divide '(256,32):(1,256)' '(32,8):(1,32)'",
+                                  [](Layout const& l, Tile const& t) { return loom::zipped_divide(l, t); }));
+  ops.push_back(divide_or_product("tiled_divide", "tiled_divide '(8,8):(1,8)' '(2,4)'",
+                                  [](Layout const& l, Tile const& t) { return loom::tiled_divide(l, t); }));
+  ops.push_back(divide_or_product("flat_divide", "flat_divide '(8,8):(1,8)' '(2,4)'",
+                                  [](Layout const& l, Tile const& t) { return loom::flat_divide(l, t); }));
+  ops.push_back(divide_or_product("logical_product", "logical_product '(2,2):(4,1)' 6:1",
+                                  [](Layout const& l, Tile const& t) { return loom::logical_product(l, t); }));
+  ops.push_back(divide_or_product("zipped_product", "zipped_product '(2,2):(1,2)' '(3:1,4:1)'",
+                                  [](Layout const& l, Tile const& t) { return loom::zipped_product(l, t); }));
+  ops.push_back(divide_or_product("tiled_product", "tiled_product '(2,2):(1,2)' '(3:1,4:1)'",
+                                  [](Layout const& l, Tile const& t) { return loom::tiled_product(l, t); }));
+  ops.push_back(divide_or_product("flat_product", "flat_product '(2,2):(1,2)' '(3:1,4:1)'",
+                                  [](Layout const& l, Tile const& t) { return loom::flat_product(l, t); }));
+  for (char const* name : {"blocked_product", "raked_product"}) {
+    bool raked = name[0] == 'r';
+    ops.push_back({name,
+                   {{"A", "layout: the block"}, {"B", "layout: the arrangement of the blocks"}},
+                   "a layout",
+                   raked ? "raked_product '(2,5):(5,1)' '(3,4):(1,3)'" : "blocked_product '(2,5):(5,1)' '(3,4):(1,3)'",
+                   [raked](Args& a) {
+                     Layout b = a.layout(0);
+                     Layout t = a.layout(1);
+                     a.blame = 1;
+                     return print(raked ? loom::raked_product(b, t) : loom::blocked_product(b, t));
+                   }});
+  }
+  ops.push_back({"crd2idx",
+                 {{"COORD", "coordinate: an integer or a tuple following SHAPE"},
+                  {"SHAPE", "shape, e.g. (4,8)"},
+                  {"STRIDE", "stride congruent to SHAPE, e.g. (1,4)"}},
+                 "an integer", "crd2idx '(1,2)' '(4,8)' '(1,4)'", [](Args& a) {
+                   IntTuple c = a.coord(0, false);
+                   IntTuple s = a.shape(1);
+                   IntTuple d = a.stride(2);
+                   if (!loom::congruent(s, d))
+                     a.fail(2, "shape " + print(s) + " and stride " + print(d) + " are not congruent");
+                   check_coord(a, 0, c, s, false, "the shape");
+                   a.blame = 0;
+                   return print(loom::crd2idx(c, s, d).v);
+                 }});
+  ops.push_back({"idx2crd",
+                 {{"IDX", "index: an integer (or a tuple following SHAPE)"}, {"SHAPE", "shape, e.g. (4,8)"}},
+                 "a coordinate", "idx2crd 9 '(4,8)'", [](Args& a) {
+                   IntTuple i = a.coord(0, false);
+                   IntTuple s = a.shape(1);
+                   check_coord(a, 0, i, s, false, "the shape");
+                   a.blame = 0;
+                   return print(loom::idx2crd(i, s));
+                 }});
+  for (char const* name : {"get_hier_coord", "get_flat_coord", "get_1d_coord"}) {
+    std::string n = name;
+    ops.push_back({name,
+                   {{"L", "compact layout SHAPE:STRIDE"}, {"IDX", "index in [0, size(L))"}},
+                   n == "get_1d_coord" ? "an integer" : "a coordinate",
+                   n == "get_hier_coord"   ? "get_hier_coord '(4,(2,4)):(1,(4,8))' 13"
+                   : n == "get_flat_coord" ? "get_flat_coord '(4,(2,4)):(1,(4,8))' 13"
+                                           : "get_1d_coord '(4,(2,4)):(8,(1,2))' 13",
+                   [n](Args& a) {
+                     Layout l = a.layout(0);
+                     i64 idx = a.integer(1);
+                     check_index(a, 1, idx, loom::size(l).v, "the layout");
+                     a.blame = 0;
+                     if (n == "get_hier_coord") return print(loom::get_hier_coord(l, idx));
+                     if (n == "get_flat_coord") return print(loom::get_flat_coord(l, idx));
+                     return print(loom::get_1d_coord(l, idx));
+                   }});
+  }
+  ops.push_back({"local_tile",
+                 {kL,
+                  kTiler,
+                  {"COORD", "coordinate of the tile, `_` keeps a mode, e.g. (1,0) or (1,_)"},
+                  {"STEP", "optional: projection, `_` drops a tiler mode, e.g. (1,_,1)", true}},
+                 "layout@offset", "local_tile '(8,8):(1,8)' '(4,4)' '(1,0)'", [](Args& a) {
+                   Layout l = a.layout(0);
+                   Tile t = a.tiler(1);
+                   IntTuple c = a.coord(2, true);
+                   bool step = a.has(3);
+                   IntTuple st = step ? a.tuple(3) : IntTuple{};
+                   Tile td = t;
+                   IntTuple cd = c;
+                   if (step) {
+                     a.blame = 3;
+                     td = loom::dice(st, t);
+                     cd = loom::dice(st, c);
+                   }
+                   a.blame = 1;
+                   Layout z = loom::zipped_divide(l, td);
+                   IntTuple rest = loom::get(z.shape, 1);
+                   if (loom::is_tuple(cd)) {
+                     if (loom::rank(cd) > loom::rank(rest))
+                       a.fail(2, "coordinate " + print(c) + " has more modes than the tiles " + print(rest));
+                     for (int i = 0; i < loom::rank(cd); ++i)
+                       if (!coord_in_range(loom::get(cd, i), loom::get(rest, i), true))
+                         a.fail(2, "coordinate " + print(c) + " is not within the tiles " + print(rest));
+                   } else if (!coord_in_range(cd, rest, true)) {
+                     a.fail(2, "coordinate " + print(c) + " is not within the tiles " + print(rest));
+                   }
+                   return print(step ? loom::local_tile(l, t, c, st) : loom::local_tile(l, t, c));
+                 }});
+  ops.push_back({"local_partition",
+                 {kL,
+                  {"THR_LAYOUT", "layout of the threads, e.g. (2,4):(4,1)"},
+                  {"THREAD_INDEX", "thread index in [0, size(THR_LAYOUT))"},
+                  {"STEP", "optional: projection, `_` drops a thread mode, e.g. (1,_)", true}},
+                 "layout@offset", "local_partition '(8,8):(1,8)' '(2,4):(4,1)' 5", [](Args& a) {
+                   Layout l = a.layout(0);
+                   Layout thr = a.layout(1);
+                   i64 idx = a.integer(2);
+                   check_index(a, 2, idx, loom::size(thr).v, "the thread layout");
+                   if (!a.has(3)) {
+                     a.blame = 1;
+                     return print(loom::local_partition(l, thr, idx));
+                   }
+                   IntTuple st = a.tuple(3);
+                   a.blame = 3;
+                   return print(loom::local_partition(l, thr, idx, st));
+                 }});
+  ops.push_back({"swizzle",
+                 {{"B", "number of mask bits, >= 0"},
+                  {"M", "number of low bits kept, >= 0"},
+                  {"S", "shift, |S| >= B; negative shifts left"},
+                  {"N", "how many offsets to print, from 0"}},
+                 "sw(0),...,sw(N-1)", "swizzle 2 0 3 32", [](Args& a) {
+                   i64 b = a.integer(0), m = a.integer(1), s = a.integer(2), n = a.integer(3);
+                   if (b < 0 || b > 62) a.fail(0, "B must be in [0, 62]");
+                   if (m < 0 || m > 62) a.fail(1, "M must be in [0, 62]");
+                   if ((s < 0 ? -s : s) < b || s < -62 || s > 62) a.fail(2, "|S| must be in [B, 62]");
+                   if (n < 0 || n > kMaxElements)
+                     a.fail(3, "N must be in [0, " + std::to_string(kMaxElements) + "]");
+                   loom::Swizzle sw = loom::make_swizzle(int(b), int(m), int(s));
+                   std::vector<i64> v;
+                   v.reserve(size_t(n));
+                   for (i64 x = 0; x < n; ++x) v.push_back(sw(x));
+                   return join(v);
+                 }});
+  for (char const* name : {"partition_A", "partition_B", "partition_C"}) {
+    char which = name[10];
+    ops.push_back({name,
+                   {{"ATOM", "MMA atom: fma or sm80_16x8x16"},
+                    {"ATOM_LAYOUT", "layout of the atoms over (M,N,K), e.g. (2,2,1):(1,2,0)"},
+                    {"PERMUTATION", "_ for none, or a tiler over (M,N,K), e.g. ((16,4):(4,1),(16,4):(4,1),_)"},
+                    {"TENSOR_LAYOUT", which == 'A' ? "layout of the (M,K) tensor" : which == 'B' ? "layout of the (N,K) tensor" : "layout of the (M,N) tensor"},
+                    {"THREAD_INDEX", "thread index in [0, size of the TiledMMA)"}},
+                   "layout@offset",
+                   which == 'A'   ? "partition_A fma '(16,16,1):(16,1,0)' '((16,4):(4,1),(16,4):(4,1),_)' '(128,8):(8,1)' 1"
+                   : which == 'B' ? "partition_B fma '(16,16,1):(16,1,0)' '((16,4):(4,1),(16,4):(4,1),_)' '(128,8):(8,1)' 1"
+                                  : "partition_C fma '(16,16,1):(16,1,0)' '((16,4):(4,1),(16,4):(4,1),_)' '(128,128):(128,1)' 1",
+                   [which](Args& a) { return partition(a, which); }});
+  }
+  ops.push_back({"show", {kL}, "a table of offsets (rows: mode 0, columns: mode 1)", "show '(4,8):(8,1)'",
+                 [](Args& a) {
+                   Layout l = a.layout(0);
+                   enumerable_size(a, 0, l);
+                   a.blame = 0;
+                   std::string s = loom::print_layout(l);
+                   if (!s.empty() && s.back() == '\n') s.pop_back();
+                   return s;
+                 }});
+  return ops;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Driver
+// ---------------------------------------------------------------------------------------------
+
+char g_op_name[64] = "";
+
+extern "C" void on_arithmetic_fault(int) {
+  // Async-signal-safe: write(2) and _exit only.
+  char const* a = "loom-layout: ";
+  char const* b = ": arithmetic fault (integer overflow or division by zero)\n";
+  ssize_t r = write(STDERR_FILENO, a, std::strlen(a));
+  r = write(STDERR_FILENO, g_op_name, std::strlen(g_op_name));
+  r = write(STDERR_FILENO, b, std::strlen(b));
+  (void)r;
+  _exit(kExitError);
+}
+
+std::string one_line(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+int report(std::string const& msg) {
+  std::fprintf(stderr, "loom-layout: %s\n", one_line(msg).c_str());
+  return kExitError;
+}
+
+std::string args_usage(Op const& op) {
+  std::string u;
+  for (Param const& p : op.params) {
+    if (!u.empty()) u += ' ';
+    u += p.optional ? std::string("[") + p.name + "]" : std::string(p.name);
+  }
+  return u;
+}
+std::string usage(Op const& op) { return std::string(op.name) + " " + args_usage(op); }
+
+int required_count(Op const& op) {
+  int n = 0;
+  for (Param const& p : op.params) n += !p.optional;
+  return n;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::signal(SIGFPE, on_arithmetic_fault);
+  std::vector<Op> ops = make_ops();
+
+  CLI::App app{
+      "loom-layout: a calculator for the Loom layout algebra (CuTe's operations and notation).\n"
+      "Run 'loom-layout OP ARG...'; 'loom-layout OP --help' describes one op."};
+  app.name("loom-layout");
+  app.require_subcommand(0, 1);
+  app.footer(
+      "Notation: a layout is SHAPE:STRIDE, e.g. ((32,8),32):((1,32),256) or 8:1; a tuple is\n"
+      "(2,(0,3)); _ is CuTe's underscore (and X in a Step). A tiler is a layout, a shape such as\n"
+      "(4,8), or a tuple of layouts, integers and _, e.g. (3:3,(2,4):(1,8)). All integers are\n"
+      "static. Quote arguments for the shell. Errors: one line on stderr, exit status 2.");
+
+  std::vector<std::vector<std::string>> values(ops.size());
+  std::vector<std::vector<CLI::Option*>> options(ops.size());
+  std::vector<CLI::App*> subs;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    Op const& op = ops[i];
+    std::string desc = args_usage(op) + "  ->  " + op.prints + "\n      e.g. loom-layout " + op.example;
+    CLI::App* sub = app.add_subcommand(op.name, desc);
+    sub->allow_extras();
+    sub->footer(std::string("Prints ") + op.prints + ". Example:\n  loom-layout " + op.example);
+    values[i].resize(op.params.size());
+    for (size_t k = 0; k < op.params.size(); ++k) {
+      Param const& p = op.params[k];
+      options[i].push_back(
+          sub->add_option(p.name, values[i][k], std::string(p.help) + (p.optional ? " (optional)" : "")));
+    }
+    subs.push_back(sub);
+  }
+
+  // The op comes first; anything else there is an error rather than a CLI11 message.
+  if (argc < 2) return report("missing OP; run 'loom-layout --help' for the list of ops");
+  std::string first = argv[1];
+  bool is_help = first == "-h" || first == "--help";
+  int op_index = -1;
+  for (size_t i = 0; i < ops.size(); ++i)
+    if (first == ops[i].name) op_index = int(i);
+  if (!is_help && op_index < 0) {
+    if (!first.empty() && first[0] == '-')
+      return report("unknown option '" + first + "'; run 'loom-layout --help'");
+    return report("unknown op '" + first + "'; run 'loom-layout --help' for the list of ops");
+  }
+  if (op_index >= 0) std::snprintf(g_op_name, sizeof g_op_name, "%s", ops[size_t(op_index)].name);
+
+  try {
+    app.parse(argc, argv);
+  } catch (CLI::CallForHelp const& e) {
+    return app.exit(e);
+  } catch (CLI::CallForAllHelp const& e) {
+    return app.exit(e);
+  } catch (CLI::ParseError const& e) {
+    if (op_index < 0) return report(e.what());
+    return report(std::string(g_op_name) + ": " + e.what());
+  }
+  if (op_index < 0) return report("missing OP; run 'loom-layout --help' for the list of ops");
+
+  Op const& op = ops[size_t(op_index)];
+  CLI::App* sub = subs[size_t(op_index)];
+  std::string prefix = std::string(op.name) + ": ";
+  std::vector<std::string> extra = sub->remaining();
+  for (std::string const& x : extra)
+    if (x.size() > 1 && x[0] == '-' && !(x[1] >= '0' && x[1] <= '9'))
+      return report(prefix + "unknown option '" + x + "'; usage: loom-layout " + usage(op));
+  int given = 0;
+  for (CLI::Option* o : options[size_t(op_index)]) given += o->count() > 0;
+  if (!extra.empty() || given < required_count(op)) {
+    int total = given + int(extra.size());
+    int lo = required_count(op), hi = int(op.params.size());
+    std::string expected = lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
+    return report(prefix + "expected " + expected + " argument" + (hi == 1 ? "" : "s") + ", got " +
+                  std::to_string(total) + "; usage: loom-layout " + usage(op));
+  }
+
+  Args args;
+  args.values.assign(values[size_t(op_index)].begin(), values[size_t(op_index)].begin() + given);
+  auto describe = [&](int k, std::string const& msg) {
+    if (k < 0 || k >= given) return prefix + msg;
+    return prefix + "argument " + std::to_string(k + 1) + " (" + op.params[size_t(k)].name + ") \"" +
+           args.values[size_t(k)] + "\": " + msg;
+  };
+  try {
+    std::string out = op.run(args);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    std::fputc('\n', stdout);
+    return std::fflush(stdout) == 0 ? 0 : kExitError;
+  } catch (ArgError const& e) {
+    return report(describe(e.arg, e.what()));
+  } catch (loom::ParseError const& e) {
+    return report(describe(args.blame, e.brief()));
+  } catch (loom::LayoutError const& e) {
+    return report(describe(args.blame, e.what()));
+  } catch (std::bad_alloc const&) {
+    return report(prefix + "out of memory");
+  } catch (std::exception const& e) {
+    return report(describe(args.blame, e.what()));
+  }
 }
