@@ -1,5 +1,12 @@
 #!/usr/bin/env bash
-# Main job: build, then run the benchmark sweep (or the GPU tests until it exists). Needs a GPU.
+# Main job: build, validate every kernel against cuBLAS, run the benchmark sweep, plot it and
+# regenerate RESULTS.md. Needs a GPU.
+#
+#   scripts/run.sh [loom-bench args...]
+#
+# Writes results/bench.json and results/bench.txt (raw, not committed), the plots in docs/plots/
+# and RESULTS.md (committed), and prints the kernels' table last. Arguments go to loom-bench
+# (default: its default sweep).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -10,7 +17,21 @@ if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L 2>/dev/null | grep -q '
   exit 1
 fi
 
-if [[ -f scripts/sweep.sh ]]; then
-  exec bash scripts/sweep.sh "$@"
+# Numbers only count for kernels that are right: validate the registry first.
+mkdir -p results
+"$BUILD_DIR/loom-validate" --quiet --output=results/validate.txt
+
+sweep_rc=0
+LOOM_SKIP_BUILD=1 bash scripts/sweep.sh results "$@" || sweep_rc=$?
+if [[ ! -s results/bench.json ]]; then
+  echo "run.sh: the sweep wrote no results/bench.json" >&2
+  exit "$(( sweep_rc ? sweep_rc : 1 ))"
 fi
-exec ctest --test-dir "$BUILD_DIR" -R '[Gg]pu' --output-on-failure
+
+command="scripts/run.sh"
+for a in "$@"; do command+=" $(printf '%q' "$a")"; done
+python3 scripts/plot.py results/bench.json --out-dir docs/plots --results-md RESULTS.md --command "$command"
+if [[ $sweep_rc -ne 0 ]]; then
+  echo "run.sh: loom-bench exited with status $sweep_rc (some benchmarks failed; see above)" >&2
+fi
+exit "$sweep_rc"

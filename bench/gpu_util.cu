@@ -1,0 +1,101 @@
+#include "bench/gpu_util.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+
+#include "harness/harness.hpp"
+
+namespace loom::bench {
+namespace {
+
+constexpr int kThreads = 256;
+
+// Reads every 16-byte word of the buffer. The XOR of the (zero) contents is compared with a
+// constant it never equals, so the loads cannot be optimized away and nothing is ever written.
+__global__ void l2_flush_kernel(uint4 const* __restrict__ p, std::size_t n, unsigned* sink) {
+  unsigned acc = 0;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    uint4 const v = p[i];
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x9e3779b9u) *sink = acc;
+}
+
+__host__ __device__ inline std::uint64_t splitmix64(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+template <class T>
+__device__ inline T from_float(float x) {
+  if constexpr (std::is_same_v<T, float>) return x;
+  else if constexpr (std::is_same_v<T, __half>) return __float2half_rn(x);
+  else return __float2bfloat16_rn(x);
+}
+
+// Element i: k = hash(seed, i) mod (2^(bits+1) + 1) - 2^bits, a value in [-2^bits, 2^bits];
+// the element is k * 2^-bits, or 0.5 for k = 0.
+template <class T>
+__global__ void fill_kernel(T* p, std::int64_t n, std::uint64_t key, int bits) {
+  std::uint64_t const range = (std::uint64_t(1) << (bits + 1)) + 1;
+  float const scale = 1.0f / float(1 << bits);
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    std::uint64_t const r = splitmix64(key ^ (std::uint64_t(i) * 0xD1B54A32D192ED03ull));
+    std::int64_t const k = std::int64_t(r % range) - (std::int64_t(1) << bits);
+    p[i] = from_float<T>(k == 0 ? 0.5f : float(k) * scale);
+  }
+}
+
+template <class T>
+cudaError_t launch_fill(void* data, std::int64_t count, std::uint64_t seed, int bits, cudaStream_t s) {
+  if (count <= 0) return cudaSuccess;
+  unsigned const blocks = unsigned(std::min<std::int64_t>((count + kThreads - 1) / kThreads, 65536));
+  fill_kernel<T><<<blocks, kThreads, 0, s>>>(static_cast<T*>(data), count, splitmix64(seed), bits);
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+L2Flusher::L2Flusher(std::size_t l2_bytes, int sm_count) {
+  bytes_ = std::max<std::size_t>(2 * l2_bytes, std::size_t(1) << 20);
+  bytes_ = (bytes_ + 15) / 16 * 16;
+  LOOM_CUDA(cudaMalloc(&buf_, bytes_));
+  cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&sink_), sizeof(unsigned));
+  if (e == cudaSuccess) e = cudaMemset(buf_, 0, bytes_);
+  if (e == cudaSuccess) e = cudaMemset(sink_, 0, sizeof(unsigned));
+  if (e == cudaSuccess) e = cudaDeviceSynchronize();
+  if (e != cudaSuccess) {
+    cudaFree(buf_);
+    if (sink_) cudaFree(sink_);
+    harness::throw_cuda(e, "L2Flusher: allocating the flush buffer");
+  }
+  blocks_ = std::max(1, sm_count) * 8;  // enough warps in flight to read at full bandwidth
+}
+
+L2Flusher::~L2Flusher() {
+  cudaFree(buf_);
+  cudaFree(sink_);
+}
+
+cudaError_t L2Flusher::flush(cudaStream_t stream) {
+  l2_flush_kernel<<<blocks_, kThreads, 0, stream>>>(static_cast<uint4 const*>(buf_), bytes_ / 16, sink_);
+  return cudaGetLastError();
+}
+
+cudaError_t fill_random_device(void* data, DType dtype, std::int64_t count, std::uint64_t seed,
+                               cudaStream_t stream) {
+  switch (dtype) {
+    case DType::f32: return launch_fill<float>(data, count, seed, 23, stream);
+    case DType::f16: return launch_fill<__half>(data, count, seed, 11, stream);
+    case DType::bf16: return launch_fill<__nv_bfloat16>(data, count, seed, 8, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace loom::bench

@@ -1,0 +1,44 @@
+// Device-side helpers of loom-bench: the L2 flush between timed launches and a fast random fill.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/registry.hpp"
+
+namespace loom::bench {
+
+// Evicts the L2 cache by reading a buffer twice its size. A read leaves clean lines behind, so
+// the next timed launch does not pay for writing back dirty lines left by the flush (a cudaMemset
+// flush would leave up to a whole L2 of them). Dirty lines of the previous timed launch are
+// written back during the flush, outside the timed region.
+class L2Flusher {
+ public:
+  // Allocates (and zeroes) 2 * l2_bytes, at least 1 MiB. Throws loom::harness::Error on failure.
+  L2Flusher(std::size_t l2_bytes, int sm_count);
+  ~L2Flusher();
+  L2Flusher(L2Flusher const&) = delete;
+  L2Flusher& operator=(L2Flusher const&) = delete;
+
+  // Enqueues the flush on `stream`; returns the launch error, if any.
+  cudaError_t flush(cudaStream_t stream);
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void* buf_ = nullptr;
+  unsigned* sink_ = nullptr;
+  std::size_t bytes_ = 0;
+  int blocks_ = 0;
+};
+
+// `count` consecutive elements of `dtype` at `data`, uniform in [-1, 1] on a grid the dtype
+// holds exactly (multiples of 2^-23 for f32, 2^-11 for f16, 2^-8 for bf16), never zero (0 becomes
+// 0.5): harness::fill_random's values and hash, in storage order, generated on the device
+// (harness::fill_random goes through the host: seconds per GiB, too slow for 1 GiB operands).
+// Deterministic in seed. Returns the launch error, if any.
+cudaError_t fill_random_device(void* data, DType dtype, std::int64_t count, std::uint64_t seed,
+                               cudaStream_t stream);
+
+}  // namespace loom::bench

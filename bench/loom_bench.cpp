@@ -1,0 +1,836 @@
+// loom-bench: times every kernel of a sweep side by side with cuBLAS, with Google Benchmark.
+//
+// One benchmark per case, named like its NVTX range, "<kernel>/<dtype>/<layout>/<M>x<N>x<K>".
+// Each case runs its baselines first: "cublas/..." (geam for add, GemmEx for gemm; for f16/bf16
+// add, which cuBLAS lacks, fp32 geam over the same shape as the bandwidth reference) and, for
+// bandwidth-bound ops, "memcpy_d2d/..." moving the same number of bytes. The kernel's vs_cublas
+// counter divides its throughput by the baseline's, measured moments before in the same process.
+//
+// Timing: warm-up launches, then per iteration: flush L2 (read a buffer of twice its size), record
+// a CUDA event, launch inside the case's NVTX range, record a second event, synchronize, and hand
+// the event time to Google Benchmark (manual time). Google Benchmark reports the mean; the
+// median_us counter is the median of the same per-launch times, and the throughput counters
+// (GB/s, TFLOP/s, pct_peak, vs_cublas) are computed from the median.
+//
+// Sweep options take the CUTLASS-profiler list syntax ("1024:8192:1024", "1,7,127"). Flags the
+// driver does not know pass through to Google Benchmark (--benchmark_filter, _format, _out, ...).
+#include <benchmark/benchmark.h>
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "bench/gpu_util.hpp"
+#include "harness/harness.hpp"
+#include "kernels/registry.hpp"
+
+namespace {
+
+using loom::DType;
+using loom::KernelInfo;
+using loom::OpKind;
+using loom::Problem;
+namespace harness = loom::harness;
+
+// Bad command line: one line on stderr, exit status 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void die(std::string msg, int status) {
+  for (char& ch : msg)
+    if (ch == '\n' || ch == '\r') ch = ' ';
+  std::fprintf(stderr, "loom-bench: %s\n", msg.c_str());
+  std::exit(status);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Options and sweep
+
+struct Options {
+  std::string kernels, dtypes, layouts, m, n, k, alpha, beta;
+  bool has_kernels = false, has_dtypes = false, has_layouts = false, has_m = false, has_n = false,
+       has_k = false, has_alpha = false, has_beta = false;
+  int warmup = 3;
+  double min_time = 0.2;
+  std::int64_t iterations = 0;
+  int device = 0;
+  bool list_kernels = false;
+
+  bool custom_sweep() const {
+    return has_kernels || has_dtypes || has_layouts || has_m || has_n || has_k || has_alpha || has_beta;
+  }
+};
+
+// The default sweep's sizes: square, M = N. 16384^2 fp32 is 1 GiB per operand.
+std::vector<std::int64_t> const kDefaultAddSizes = {2048, 4096, 8192, 16384};
+std::vector<std::int64_t> const kDefaultGemmSizes = {1024, 2048, 4096, 8192};
+
+std::vector<std::int64_t> size_list(char const* opt, std::string const& text) {
+  std::vector<std::int64_t> v;
+  try {
+    v = harness::parse_int_list(text);
+  } catch (std::exception const& e) {
+    throw UsageError(std::string("--") + opt + ": " + e.what());
+  }
+  for (std::int64_t x : v)
+    if (x <= 0)
+      throw UsageError(std::string("--") + opt + "=" + text + ": sizes must be positive, got " +
+                       std::to_string(x));
+  return v;
+}
+
+std::vector<double> real_list(char const* opt, std::string const& text) {
+  try {
+    return harness::parse_real_list(text);
+  } catch (std::exception const& e) {
+    throw UsageError(std::string("--") + opt + ": " + e.what());
+  }
+}
+
+std::vector<std::string> name_list(char const* opt, std::string const& text) {
+  try {
+    return harness::split_list(text);
+  } catch (std::exception const& e) {
+    throw UsageError(std::string("--") + opt + ": " + e.what());
+  }
+}
+
+std::string known_kernels() {
+  std::string s;
+  for (auto const& k : loom::kernels()) s += (s.empty() ? "" : ", ") + k.name;
+  return s.empty() ? "none" : s;
+}
+
+// One spec per M value, so that N and K can default to M (square problems).
+std::vector<harness::SweepSpec> build_specs(Options const& o) {
+  std::vector<harness::SweepSpec> specs;
+  auto base = [](OpKind op, std::vector<std::string> kernels) {
+    harness::SweepSpec s;
+    s.op = op;
+    s.kernels = std::move(kernels);
+    s.ld_pad = {0};
+    s.misalign = {0};
+    return s;
+  };
+
+  if (!o.custom_sweep()) {
+    // add, f32/f16/bf16 column-major plus f32 row-major, M = N in {2048 .. 16384}.
+    std::vector<std::string> add_kernels;
+    for (auto const& k : loom::kernels())
+      if (k.op == OpKind::add) add_kernels.push_back(k.name);
+    if (add_kernels.empty()) return specs;
+    for (std::int64_t m : kDefaultAddSizes) {
+      harness::SweepSpec s = base(OpKind::add, add_kernels);
+      s.m = s.n = s.k = {m};
+      s.alpha = {1.0};
+      s.beta = {1.0};
+      s.dtypes = {DType::f32, DType::f16, DType::bf16};
+      s.layouts = {"ccc"};
+      specs.push_back(s);
+      s.dtypes = {DType::f32};
+      s.layouts = {"rrr"};
+      specs.push_back(s);
+    }
+    return specs;
+  }
+
+  std::vector<std::string> names;
+  if (o.has_kernels) {
+    names = name_list("kernels", o.kernels);
+    for (auto const& n : names)
+      if (!loom::find_kernel(n))
+        throw UsageError("unknown kernel \"" + n + "\" (known: " + known_kernels() + ")");
+  } else {
+    for (auto const& k : loom::kernels()) names.push_back(k.name);
+  }
+
+  std::vector<DType> dtypes = {DType::f32, DType::f16, DType::bf16};
+  if (o.has_dtypes) {
+    dtypes.clear();
+    for (auto const& t : name_list("dtypes", o.dtypes)) {
+      DType d;
+      if (!loom::parse_dtype(t, &d)) throw UsageError("unknown dtype \"" + t + "\" (known: f32, f16, bf16)");
+      dtypes.push_back(d);
+    }
+  }
+  std::vector<std::string> layouts = {"ccc"};
+  if (o.has_layouts) {
+    layouts = name_list("layouts", o.layouts);
+    for (auto const& l : layouts) {
+      Problem p;
+      if (!loom::parse_layout(l, &p))
+        throw UsageError("bad layout \"" + l + "\": expected three of 'c' or 'r' (A, B, C), e.g. ccc");
+    }
+  }
+  std::optional<std::vector<std::int64_t>> ms, ns, ks;
+  if (o.has_m) ms = size_list("m", o.m);
+  if (o.has_n) ns = size_list("n", o.n);
+  if (o.has_k) ks = size_list("k", o.k);
+  std::vector<double> alpha = {1.0};
+  if (o.has_alpha) alpha = real_list("alpha", o.alpha);
+  std::optional<std::vector<double>> beta;
+  if (o.has_beta) beta = real_list("beta", o.beta);
+
+  for (OpKind op : {OpKind::add, OpKind::gemm}) {
+    std::vector<std::string> of_op;
+    for (auto const& n : names)
+      if (loom::find_kernel(n)->op == op) of_op.push_back(n);
+    if (of_op.empty()) continue;
+    for (std::int64_t m : ms ? *ms : (op == OpKind::add ? kDefaultAddSizes : kDefaultGemmSizes)) {
+      harness::SweepSpec s = base(op, of_op);
+      s.dtypes = dtypes;
+      s.layouts = layouts;
+      s.m = {m};
+      s.n = ns ? *ns : std::vector<std::int64_t>{m};
+      s.k = ks ? *ks : std::vector<std::int64_t>{m};
+      s.alpha = alpha;
+      // beta = 1 for add, so that cuBLAS geam reads B as the kernel does; 0 for gemm.
+      s.beta = beta ? *beta : std::vector<double>{op == OpKind::add ? 1.0 : 0.0};
+      specs.push_back(s);
+    }
+  }
+  return specs;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Device state shared by the benchmarks
+
+struct DeviceBytes {
+  void* p = nullptr;
+  std::size_t n = 0;
+  explicit DeviceBytes(std::size_t bytes) : n(bytes) { LOOM_CUDA(cudaMalloc(&p, n)); }
+  ~DeviceBytes() { cudaFree(p); }
+  DeviceBytes(DeviceBytes const&) = delete;
+  DeviceBytes& operator=(DeviceBytes const&) = delete;
+};
+
+// The buffers of the case being timed. A kernel and its baselines share them (same key); they are
+// freed before the next case allocates, so at most one case's operands live at a time.
+struct Workspace {
+  std::string key;
+  std::unique_ptr<harness::CaseBuffers> bufs;
+  std::unique_ptr<DeviceBytes> src, dst;
+
+  void reset() {
+    bufs.reset();
+    src.reset();
+    dst.reset();
+    key.clear();
+  }
+};
+
+struct Global {
+  harness::DeviceInfo info;
+  cudaStream_t stream = nullptr;
+  cublasHandle_t cublas = nullptr;
+  std::unique_ptr<loom::bench::L2Flusher> flusher;
+  Workspace ws;
+  int warmup = 3;
+  std::map<std::string, double> baseline;  // case key -> cuBLAS throughput
+  int failures = 0;
+  std::string first_failure;
+};
+Global g;
+
+std::string problem_key(Problem const& p, int misalign) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s|%s|%s|%s|%lld|%lld|%lld|%lld|%lld|%lld|%d", loom::to_string(p.op),
+                loom::to_string(p.dtype), loom::to_string(p.out_dtype), loom::layout_string(p).c_str(),
+                (long long)p.m, (long long)p.n, (long long)p.k, (long long)p.lda, (long long)p.ldb,
+                (long long)p.ldc, misalign);
+  return buf;
+}
+
+harness::CaseBuffers& case_buffers(Problem const& p, int misalign) {
+  std::string const key = "case|" + problem_key(p, misalign);
+  if (g.ws.key != key || !g.ws.bufs) {
+    g.ws.reset();  // free the previous case first
+    auto b = std::make_unique<harness::CaseBuffers>(harness::make_buffers(p, misalign));
+    // Random, never zero; D too, so that cuBLAS gemm reading C = D (beta != 0) sees finite data.
+    std::uint64_t seed = 1;
+    for (harness::DeviceMatrix* m : {&b->a, &b->b, &b->c, &b->d})
+      if (m->base())
+        LOOM_CUDA(
+            loom::bench::fill_random_device(m->data(), m->dtype(), m->span_elements(), seed++, g.stream));
+    LOOM_CUDA(cudaStreamSynchronize(g.stream));
+    g.ws.bufs = std::move(b);
+    g.ws.key = key;
+  }
+  return *g.ws.bufs;
+}
+
+void copy_buffers(std::size_t bytes, void** src, void** dst) {
+  std::string const key = "copy|" + std::to_string(bytes);
+  if (g.ws.key != key || !g.ws.src) {
+    g.ws.reset();
+    auto s = std::make_unique<DeviceBytes>(bytes);
+    auto d = std::make_unique<DeviceBytes>(bytes);
+    LOOM_CUDA(cudaMemset(s->p, 0x3c, bytes));  // contents do not matter to a copy; not zeros
+    LOOM_CUDA(cudaMemset(d->p, 0x3c, bytes));
+    LOOM_CUDA(cudaDeviceSynchronize());
+    g.ws.src = std::move(s);
+    g.ws.dst = std::move(d);
+    g.ws.key = key;
+  }
+  *src = g.ws.src->p;
+  *dst = g.ws.dst->p;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Peaks
+
+// Dense f16/bf16 tensor-core FLOP per clock per SM with fp32 accumulation, and the SM clock of
+// NVIDIA's datasheet figure: A100 312 TFLOP/s = 108 SMs x 2048 x 1410 MHz; H100 SXM 989.4 TFLOP/s
+// = 132 SMs x 4096 x 1830 MHz. Other GPUs: unknown (no pct_peak for f16/bf16 gemm).
+struct TensorRate {
+  int cc;
+  double flop_per_clk_sm;
+  int ref_clock_mhz;
+};
+constexpr TensorRate kTensorRates[] = {{80, 2048, 1410}, {90, 4096, 1830}};
+
+// The device's figure: scaled by its SM count and by its maximum SM clock, capped at the
+// datasheet clock (the clock the datasheet's figure holds at).
+double tensor_peak_tflops(harness::DeviceInfo const& d, std::string* how) {
+  for (auto const& r : kTensorRates)
+    if (r.cc == d.cc) {
+      int const clk = d.sm_clock_mhz > 0 ? std::min(d.sm_clock_mhz, r.ref_clock_mhz) : r.ref_clock_mhz;
+      double const t = r.flop_per_clk_sm * d.sm_count * clk * 1e6 / 1e12;
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "%.1f TFLOP/s (%d SMs x %.0f flop/clk x %d MHz)", t, d.sm_count,
+                    r.flop_per_clk_sm, clk);
+      *how = buf;
+      return t;
+    }
+  *how = "unknown for cc " + std::to_string(d.cc / 10) + "." + std::to_string(d.cc % 10);
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Benchmarks
+
+enum class Kind { kernel, cublas, memcpy_d2d };
+
+struct Bench {
+  Kind kind = Kind::kernel;
+  KernelInfo const* kernel = nullptr;
+  Problem problem;  // what runs (for the cuBLAS reference of f16/bf16 add: the f32 problem)
+  int misalign = 0;
+  std::string name;  // benchmark name
+  std::string nvtx;  // NVTX range name (the case name)
+  std::string key;   // the case, shared by a kernel and its baselines
+  std::string label;
+  bool bandwidth = true;  // throughput in GB/s (add, memcpy) or TFLOP/s (gemm)
+  double work = 0;        // bytes moved or flops per launch
+  double peak = 0;        // same unit as the throughput; 0: unknown
+};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::size_t const mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + mid, v.end());
+  double const hi = v[mid];
+  if (v.size() % 2) return hi;
+  double const lo = *std::max_element(v.begin(), v.begin() + mid);
+  return (lo + hi) / 2;
+}
+
+std::string cuda_error(cudaError_t e, char const* what) {
+  return std::string(what) + ": " + cudaGetErrorString(e);
+}
+
+// Returns a launcher: enqueues one launch on g.stream and returns "" or why it failed.
+std::function<std::string()> make_launcher(Bench const& b) {
+  cudaStream_t const s = g.stream;
+  switch (b.kind) {
+    case Kind::kernel: {
+      loom::Operands const ops = case_buffers(b.problem, b.misalign).operands();
+      KernelInfo const* k = b.kernel;
+      Problem const p = b.problem;
+      int const cc = g.info.cc;
+      return [=] { return loom::run_kernel(*k, p, ops, s, cc); };
+    }
+    case Kind::cublas: {
+      loom::Operands ops = case_buffers(b.problem, b.misalign).operands();
+      ops.c = ops.d;  // gemm: C aliases D, so that no C -> D copy is timed with cuBLAS
+      Problem const p = b.problem;
+      return [=]() -> std::string {
+        try {
+          harness::reference_cublas(p, ops, g.cublas, s);
+        } catch (std::exception const& e) {
+          return e.what();
+        }
+        cudaError_t const e = cudaGetLastError();
+        return e == cudaSuccess ? std::string() : cuda_error(e, "cuBLAS");
+      };
+    }
+    case Kind::memcpy_d2d: {
+      std::size_t const bytes = std::size_t(b.work / 2);  // a copy reads and writes each byte
+      void *src = nullptr, *dst = nullptr;
+      copy_buffers(bytes, &src, &dst);
+      return [=]() -> std::string {
+        cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s);
+        if (e == cudaSuccess) e = cudaGetLastError();
+        return e == cudaSuccess ? std::string() : cuda_error(e, "cudaMemcpyAsync");
+      };
+    }
+  }
+  throw std::logic_error("unknown benchmark kind");
+}
+
+void fail(benchmark::State& st, Bench const& b, std::string const& why) {
+  st.SkipWithError(why.c_str());
+  if (g.failures++ == 0) g.first_failure = b.name + ": " + why;
+}
+
+void run_bench(benchmark::State& st, Bench const& b) {
+  try {
+    std::function<std::string()> const launch = make_launcher(b);
+    for (int i = 0; i < g.warmup; ++i) {
+      std::string err;
+      {
+        harness::NvtxRange range(b.nvtx);
+        err = launch();
+      }
+      if (!err.empty()) return fail(st, b, err);
+    }
+    LOOM_CUDA(cudaStreamSynchronize(g.stream));
+
+    harness::Timer timer(g.stream);
+    std::vector<double> ms;
+    for (auto _ : st) {
+      LOOM_CUDA(g.flusher->flush(g.stream));
+      timer.start();
+      std::string err;
+      {
+        harness::NvtxRange range(b.nvtx);
+        err = launch();
+      }
+      timer.stop();
+      if (!err.empty()) {
+        fail(st, b, err);
+        break;
+      }
+      double const t = timer.elapsed_ms();  // synchronizes: an asynchronous fault throws here
+      st.SetIterationTime(t / 1e3);
+      ms.push_back(t);
+    }
+    if (st.error_occurred() || ms.empty()) return;
+
+    double const med_ms = median(ms);
+    double const thr = b.work / (med_ms * 1e-3) / (b.bandwidth ? 1e9 : 1e12);
+    st.counters["median_us"] = benchmark::Counter(med_ms * 1e3);
+    st.counters[b.bandwidth ? "GB/s" : "TFLOP/s"] = benchmark::Counter(thr);
+    if (b.peak > 0) st.counters["pct_peak"] = benchmark::Counter(100.0 * thr / b.peak);
+    if (b.kind == Kind::cublas) {
+      g.baseline[b.key] = thr;
+      st.counters["vs_cublas"] = benchmark::Counter(1.0);
+    } else if (auto it = g.baseline.find(b.key); it != g.baseline.end() && it->second > 0) {
+      st.counters["vs_cublas"] = benchmark::Counter(thr / it->second);
+    }
+    if (!b.label.empty()) st.SetLabel(b.label);
+  } catch (std::exception const& e) {
+    fail(st, b, e.what());
+  }
+}
+
+std::string fmt_real(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+// Benchmarks of the sweep: per case, its cuBLAS baseline, then (bandwidth-bound ops) the copy
+// baseline, then every kernel that takes the case. Cases the device cannot run are left out
+// with a note on stderr.
+std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32, double peak_tensor) {
+  struct Group {
+    Problem p;
+    int misalign = 0;
+    std::vector<KernelInfo const*> kernels;
+  };
+  std::vector<Group> groups;
+  std::map<std::string, std::size_t> index;
+  std::map<std::pair<double, double>, int> ab;
+  for (auto const& c : cases) {
+    std::string const key =
+        problem_key(c.problem, c.misalign) + "|" + fmt_real(c.problem.alpha) + "|" + fmt_real(c.problem.beta);
+    auto [it, fresh] = index.emplace(key, groups.size());
+    if (fresh) groups.push_back(Group{c.problem, c.misalign, {}});
+    auto& ks = groups[it->second].kernels;
+    if (std::find(ks.begin(), ks.end(), c.kernel) == ks.end()) ks.push_back(c.kernel);
+    ab[{c.problem.alpha, c.problem.beta}] = 1;
+  }
+  // Grouped by op, dtype, layout, then growing sizes.
+  std::stable_sort(groups.begin(), groups.end(), [](Group const& x, Group const& y) {
+    auto t = [](Group const& g_) {
+      Problem const& p = g_.p;
+      return std::make_tuple(int(p.op), int(p.dtype), loom::layout_string(p),
+                             p.m * p.n * std::max<std::int64_t>(p.k, 1), p.m, p.n, p.k, p.alpha, p.beta);
+    };
+    return t(x) < t(y);
+  });
+
+  bool const ab_suffix = ab.size() > 1;
+  std::deque<Bench> out;
+  for (auto const& grp : groups) {
+    Problem const& p = grp.p;
+    std::string const suffix =
+        ab_suffix ? "/alpha=" + fmt_real(p.alpha) + "/beta=" + fmt_real(p.beta) : std::string();
+    std::string const key = problem_key(p, grp.misalign) + "|" + fmt_real(p.alpha) + "|" + fmt_real(p.beta);
+    bool const add = p.op == OpKind::add;
+    double const bytes =
+        double(p.m) * double(p.n) * double(2 * loom::size_of(p.dtype) + loom::size_of(p.out_dtype));
+    double const flops = 2.0 * double(p.m) * double(p.n) * double(p.k);
+    double const peak = add ? g.info.peak_dram_gbs : (p.dtype == DType::f32 ? peak_fp32 : peak_tensor);
+
+    std::vector<KernelInfo const*> runnable;
+    for (KernelInfo const* k : grp.kernels) {
+      std::string const why = loom::why_unsupported(*k, p, g.info.cc);
+      if (why.empty())
+        runnable.push_back(k);
+      else
+        std::fprintf(stderr, "loom-bench: leaving out %s: %s\n", loom::case_name(k->name, p).c_str(),
+                     why.c_str());
+    }
+    if (runnable.empty()) continue;
+
+    // cuBLAS baseline. f16/bf16 add: fp32 geam over the same shape, compared in bytes/s.
+    Bench cb;
+    cb.kind = Kind::cublas;
+    cb.problem = p;
+    cb.misalign = grp.misalign;
+    if (add && (p.dtype != DType::f32 || p.out_dtype != DType::f32)) {
+      cb.problem.dtype = cb.problem.out_dtype = DType::f32;
+      cb.problem.lda = cb.problem.ldb = cb.problem.ldc = 0;
+      cb.problem = loom::with_default_lds(cb.problem);
+      cb.label = "fp32 geam (cuBLAS has no " + std::string(loom::to_string(p.dtype)) + " geam)";
+    }
+    std::string const no_cublas = harness::why_no_cublas(cb.problem);
+    if (no_cublas.empty()) {
+      cb.name = loom::case_name("cublas", p) + suffix;
+      cb.nvtx = loom::case_name("cublas", p);
+      cb.key = key;
+      cb.bandwidth = add;
+      cb.work = add ? double(cb.problem.m) * double(cb.problem.n) *
+                          double(2 * loom::size_of(cb.problem.dtype) + loom::size_of(cb.problem.out_dtype))
+                    : flops;
+      cb.peak = peak;
+      out.push_back(cb);
+    } else {
+      std::fprintf(stderr, "loom-bench: no cuBLAS baseline for %s: %s\n",
+                   loom::case_name("cublas", p).c_str(), no_cublas.c_str());
+    }
+
+    if (add) {
+      Bench mc;
+      mc.kind = Kind::memcpy_d2d;
+      mc.problem = p;
+      mc.name = loom::case_name("memcpy_d2d", p) + suffix;
+      mc.nvtx = loom::case_name("memcpy_d2d", p);
+      mc.key = key;
+      mc.bandwidth = true;
+      mc.work = 2.0 * std::floor(bytes / 2);  // copy half the bytes: each is read and written
+      mc.peak = peak;
+      out.push_back(mc);
+    }
+
+    for (KernelInfo const* k : runnable) {
+      Bench kb;
+      kb.kind = Kind::kernel;
+      kb.kernel = k;
+      kb.problem = p;
+      kb.misalign = grp.misalign;
+      kb.name = loom::case_name(k->name, p) + suffix;
+      kb.nvtx = loom::case_name(k->name, p);
+      kb.key = key;
+      kb.bandwidth = add;
+      kb.work = add ? bytes : flops;
+      kb.peak = peak;
+      out.push_back(kb);
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Context, clocks, throttling
+
+std::string version(int v) {  // 13000 -> "13.0"
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+std::string shell_quote(std::string const& s) {
+  bool plain = !s.empty();
+  for (char ch : s)
+    plain = plain && (std::isalnum(static_cast<unsigned char>(ch)) ||
+                      std::string_view("-_=./:,+@%").find(ch) != std::string_view::npos);
+  if (plain) return s;
+  std::string q = "'";
+  for (char ch : s) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return q + "'";
+}
+
+std::string fmt(char const* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// nvidia-smi's id for our GPU: its PCI bus id when the runtime has one, else the ordinal.
+std::string smi_id(int ordinal) {
+  char bus[64] = {};
+  if (cudaDeviceGetPCIBusId(bus, sizeof bus, ordinal) == cudaSuccess) {
+    std::string s = bus;
+    bool clean = !s.empty();
+    for (char ch : s)
+      clean = clean && (std::isxdigit(static_cast<unsigned char>(ch)) || ch == ':' || ch == '.');
+    if (clean) return s;
+  }
+  cudaGetLastError();
+  return std::to_string(ordinal);
+}
+
+// Active clock event (throttle) reasons as a bit mask, or nothing when nvidia-smi cannot say.
+std::optional<unsigned long long> throttle_reasons(int ordinal) {
+  // Newer drivers call the field clocks_event_reasons; older ones clocks_throttle_reasons.
+  for (char const* field : {"clocks_event_reasons.active", "clocks_throttle_reasons.active"}) {
+    std::string const cmd = std::string("nvidia-smi --query-gpu=") + field + " --format=csv,noheader -i " +
+                            smi_id(ordinal) + " 2>/dev/null";
+    FILE* f = popen(cmd.c_str(), "r");
+    if (!f) return std::nullopt;
+    char line[128] = {};
+    bool const got = std::fgets(line, sizeof line, f) != nullptr;
+    int const rc = pclose(f);
+    if (!got || rc != 0) continue;
+    char* end = nullptr;
+    unsigned long long const mask = std::strtoull(line, &end, 16);  // "0x0000000000000004"
+    if (end == line) continue;
+    return mask;
+  }
+  return std::nullopt;
+}
+
+std::string describe_reasons(unsigned long long mask) {
+  static constexpr std::pair<unsigned long long, char const*> names[] = {
+      {0x4, "sw_power_cap"},           {0x8, "hw_slowdown"},          {0x10, "sync_boost"},
+      {0x20, "sw_thermal_slowdown"},   {0x40, "hw_thermal_slowdown"}, {0x80, "hw_power_brake_slowdown"},
+      {0x100, "display_clock_setting"}};
+  std::string s;
+  for (auto [bit, name] : names)
+    if (mask & bit) s += (s.empty() ? "" : ", ") + std::string(name);
+  char hex[32];
+  std::snprintf(hex, sizeof hex, "0x%llx", mask);
+  return (s.empty() ? std::string("unknown") : s) + " (" + hex + ")";
+}
+
+// ---------------------------------------------------------------------------------------------
+// main
+
+CLI::App* g_app = nullptr;
+
+void print_help() {
+  if (g_app) std::cout << g_app->help() << std::flush;
+  std::printf("\nGoogle Benchmark flags (passed through):\n");
+  std::fflush(stdout);
+  benchmark::PrintDefaultHelp();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string command;
+  bool user_min_time = false;
+  for (int i = 0; i < argc; ++i) {
+    command += (i ? " " : "") + shell_quote(argv[i]);
+    if (i > 0 && std::string_view(argv[i]).rfind("--benchmark_min_time", 0) == 0) user_min_time = true;
+  }
+
+  Options o;
+  CLI::App app{
+      "loom-bench: time Loom's kernels side by side with cuBLAS (and a device-to-device copy for "
+      "bandwidth-bound ops), one Google Benchmark per case named <kernel>/<dtype>/<layout>/<M>x<N>x<K>.\n"
+      "Lists take the CUTLASS-profiler syntax: 1024, 1,7,127, 1024:8192:1024 (inclusive).\n"
+      "Without sweep options: add, f32/f16/bf16 ccc and f32 rrr, M=N in 2048,4096,8192,16384.",
+      "loom-bench"};
+  auto* o_kernels =
+      app.add_option("--kernels", o.kernels, "Kernels to time (default: all; see --list-kernels)");
+  auto* o_dtypes = app.add_option("--dtypes", o.dtypes, "Element types: f32, f16, bf16 (default: all)");
+  auto* o_layouts =
+      app.add_option("--layouts", o.layouts, "Storage orders of A, B and C/D, c or r each (default: ccc)");
+  auto* o_m =
+      app.add_option("--m", o.m, "M (default: 2048:16384 in powers of 2 for add, 1024:8192 for gemm)");
+  auto* o_n = app.add_option("--n", o.n, "N (default: N = M)");
+  auto* o_k = app.add_option("--k", o.k, "K, gemm only (default: K = M)");
+  auto* o_alpha = app.add_option("--alpha", o.alpha, "alpha (default: 1)");
+  auto* o_beta = app.add_option("--beta", o.beta, "beta (default: 1 for add, so that B is read; 0 for gemm)");
+  app.add_option("--warmup", o.warmup, "Untimed launches before each benchmark's timed ones (default: 3)")
+      ->check(CLI::Range(0, 1000));
+  app.add_option("--min-time", o.min_time,
+                 "Seconds of timed launches per benchmark (default: 0.2); --benchmark_min_time overrides it")
+      ->check(CLI::Range(1e-6, 3600.0));
+  app.add_option("--iterations", o.iterations,
+                 "Exactly this many timed launches per benchmark (default: by time)")
+      ->check(CLI::Range(std::int64_t(0), std::int64_t(1000000000)));
+  app.add_option("--device", o.device, "CUDA device ordinal (default: 0)")->check(CLI::Range(0, 1023));
+  app.add_flag("--list-kernels", o.list_kernels, "List the kernels (name, op, dtypes, description) and exit");
+  app.footer(
+      "Every --benchmark_* flag goes to Google Benchmark (--help lists them), e.g. "
+      "--benchmark_filter=REGEX --benchmark_format=json --benchmark_out=FILE --benchmark_out_format=json.\n"
+      "Counters: median_us, GB/s or TFLOP/s, pct_peak, vs_cublas (throughput / cuBLAS's, same run).");
+  g_app = &app;
+
+  // Google Benchmark takes its flags out of argv first; CLI11 then gets the rest, strictly.
+  benchmark::Initialize(&argc, argv, print_help);
+  try {
+    app.parse(argc, argv);
+  } catch (CLI::ParseError const& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    die(std::string(e.what()) + " (see --help)", 2);
+  }
+  o.has_kernels = o_kernels->count() > 0;
+  o.has_dtypes = o_dtypes->count() > 0;
+  o.has_layouts = o_layouts->count() > 0;
+  o.has_m = o_m->count() > 0;
+  o.has_n = o_n->count() > 0;
+  o.has_k = o_k->count() > 0;
+  o.has_alpha = o_alpha->count() > 0;
+  o.has_beta = o_beta->count() > 0;
+
+  if (o.list_kernels) {
+    for (auto const& k : loom::kernels()) {
+      std::string dts;
+      for (DType t : k.dtypes) dts += (dts.empty() ? "" : ",") + std::string(loom::to_string(t));
+      std::printf("%s\t%s\t%s\t%s\n", k.name.c_str(), loom::to_string(k.op), dts.c_str(),
+                  k.description.c_str());
+    }
+    return 0;
+  }
+
+  std::vector<harness::Case> cases;
+  try {
+    for (auto const& spec : build_specs(o)) {
+      auto more = harness::expand(spec);
+      cases.insert(cases.end(), more.begin(), more.end());
+    }
+  } catch (UsageError const& e) {
+    die(e.what(), 2);
+  } catch (std::invalid_argument const& e) {
+    die(e.what(), 2);
+  }
+  if (cases.empty())
+    die("the sweep has no case: no selected kernel takes the selected dtypes (see --list-kernels)", 2);
+
+  try {
+    g.info = harness::query_device(o.device);
+  } catch (harness::NoGpu const&) {
+    die("no CUDA GPU found", 2);
+  } catch (std::exception const& e) {
+    die(e.what(), 2);
+  }
+
+  try {
+    LOOM_CUDA(cudaSetDevice(g.info.ordinal));
+    LOOM_CUDA(cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking));
+    LOOM_CUBLAS(cublasCreate(&g.cublas));
+    g.flusher = std::make_unique<loom::bench::L2Flusher>(std::size_t(g.info.l2_bytes), g.info.sm_count);
+  } catch (std::exception const& e) {
+    die(e.what(), 1);
+  }
+  g.warmup = o.warmup;
+
+  harness::DeviceInfo const& d = g.info;
+  std::string tensor_how;
+  double const peak_tensor = tensor_peak_tflops(d, &tensor_how);
+  harness::Clocks const before = harness::current_clocks(d.ordinal);
+
+  auto ctx = [](char const* key, std::string const& value) { benchmark::AddCustomContext(key, value); };
+  ctx("loom_device", d.name);
+  ctx("loom_cc", std::to_string(d.cc / 10) + "." + std::to_string(d.cc % 10));
+  ctx("loom_sm_count", std::to_string(d.sm_count));
+  ctx("loom_driver", version(d.driver_version));
+  ctx("loom_cuda_runtime", version(d.runtime_version));
+  ctx("loom_cublas", std::to_string(d.cublas_version / 10000) + "." +
+                         std::to_string(d.cublas_version / 100 % 100) + "." +
+                         std::to_string(d.cublas_version % 100));
+  ctx("loom_sm_clock_max_mhz", std::to_string(d.sm_clock_mhz));
+  ctx("loom_clocks_at_start", before.sm_mhz > 0 ? "SM " + std::to_string(before.sm_mhz) + " MHz, memory " +
+                                                      std::to_string(before.mem_mhz) + " MHz"
+                                                : std::string("unavailable (no nvidia-smi)"));
+  ctx("loom_l2_bytes", std::to_string(d.l2_bytes));
+  ctx("loom_peak_dram_gbs", fmt("%.1f", d.peak_dram_gbs));
+  ctx("loom_peak_fp32_tflops", fmt("%.2f", d.peak_fp32_tflops));
+  ctx("loom_peak_f16_bf16_tensor_tflops", fmt("%.1f", peak_tensor));
+  ctx("loom_peaks", "add: DRAM " + fmt("%.0f", d.peak_dram_gbs) + " GB/s (" +
+                        std::to_string(d.mem_clock_mhz) + " MHz x bus width x 2 / 8); gemm f32: FP32 FMA " +
+                        fmt("%.1f", d.peak_fp32_tflops) + " TFLOP/s (" + std::to_string(d.sm_count) +
+                        " SMs x " + std::to_string(d.fp32_lanes_per_sm) + " FMA/clk x 2 x " +
+                        std::to_string(d.sm_clock_mhz) + " MHz); gemm f16/bf16: dense tensor " + tensor_how);
+  ctx("loom_timing", "median of CUDA-event times, one launch each; L2 flushed by reading " +
+                         std::to_string(g.flusher->bytes() >> 20) + " MiB before every timed launch; " +
+                         std::to_string(o.warmup) + " warm-up launches");
+  ctx("loom_command", command);
+
+  std::deque<Bench> const benches = plan(cases, d.peak_fp32_tflops, peak_tensor);
+  if (benches.empty()) die("no case of the sweep runs on this GPU", 2);
+  for (Bench const& b : benches) {
+    Bench const* pb = &b;
+    auto* bm =
+        benchmark::RegisterBenchmark(b.name.c_str(), [pb](benchmark::State& st) { run_bench(st, *pb); });
+    bm->UseManualTime()->Unit(benchmark::kMicrosecond);
+    if (o.iterations > 0)
+      bm->Iterations(o.iterations);
+    else if (!user_min_time)
+      bm->MinTime(o.min_time);
+  }
+
+  benchmark::RunSpecifiedBenchmarks();
+
+  // Throttling: the SM clock just after the run against the one at start, and the driver's reasons.
+  harness::Clocks const after = harness::current_clocks(d.ordinal);
+  if (after.sm_mhz > 0)
+    std::fprintf(
+        stderr,
+        "loom-bench: clocks after the run: SM %d MHz, memory %d MHz (SM at start %d MHz, max %d MHz)\n",
+        after.sm_mhz, after.mem_mhz, before.sm_mhz, d.sm_clock_mhz);
+  if (after.sm_mhz > 0 && before.sm_mhz > 0 && after.sm_mhz < 0.9 * before.sm_mhz)
+    std::fprintf(stderr,
+                 "loom-bench: warning: the SM clock dropped from %d to %d MHz during the run (throttling?)\n",
+                 before.sm_mhz, after.sm_mhz);
+  if (auto mask = throttle_reasons(d.ordinal)) {
+    unsigned long long const bad = *mask & ~0x3ull;  // ignore gpu_idle (0x1) and applications_clocks (0x2)
+    if (bad)
+      std::fprintf(stderr, "loom-bench: warning: nvidia-smi reports clock throttling: %s\n",
+                   describe_reasons(bad).c_str());
+  }
+
+  g.ws.reset();
+  g.flusher.reset();
+  cublasDestroy(g.cublas);
+  cudaStreamDestroy(g.stream);
+  benchmark::Shutdown();
+
+  if (g.failures > 0) {
+    std::fprintf(stderr, "loom-bench: %d benchmark(s) failed; first: %s\n", g.failures,
+                 g.first_failure.c_str());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# ctest ncu_summary_synthetic: scripts/ncu_summary.py on a small synthetic export in the shape of
+# `ncu --import R --page raw --csv --print-units base` (a warning line, header, units, one kernel).
+# Usage: bash ncu_summary_smoke.sh PYTHON3
+set -uo pipefail
+py=${1:?usage: ncu_summary_smoke.sh PYTHON3}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+cat >"$tmp/raw.csv" <<'CSV'
+==WARNING== a line ncu may print first
+"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","dram__bytes_read.sum","dram__bytes_write.sum","dram__throughput.avg.pct_of_peak_sustained_elapsed","gpu__time_duration.sum","launch__registers_per_thread","sm__maximum_warps_per_active_cycle_pct","sm__throughput.avg.pct_of_peak_sustained_elapsed","sm__warps_active.avg.pct_of_peak_sustained_active","smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio","smsp__average_warps_issue_stalled_selected_per_issue_active.ratio","smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio","l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum","l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
+"","","","","","","","","","","","byte","byte","%","nsecond","register/thread","%","%","%","ratio","ratio","ratio","",""
+"0","4242","loom-bench","gpu","void loom::add_kernel<float, true>(loom::AddArgs<float>)","1","13","(256, 1, 1)","(64, 512, 1)","0","9.0","2,147,483,648","1,073,741,824","92.5","1,100,000","40","100","11.2","87.5","25.5","1","3.25","0","0"
+CSV
+
+out=$("$py" "$root/scripts/ncu_summary.py" "$tmp/raw.csv" --case add/f32/ccc/16384x16384x0 --op add \
+      --m 16384 --n 16384 --dtype f32) || { echo "FAIL: ncu_summary.py exited non-zero"; exit 1; }
+echo "$out"
+fails=0
+for want in "add/f32/ccc/16384x16384x0 (1 kernel(s))" "duration: 1100.0 us" \
+            "DRAM: 2,928.4 GB/s achieved (read 2.147 GB, write 1.074 GB), 92.5% of peak" \
+            "occupancy: achieved 87.5% of theoretical 100.0%" \
+            "top warp stalls (warps stalled per issue-active cycle): long_scoreboard 25.50, lg_throttle 3.25" \
+            "shared-memory bank conflicts: loads 0, stores 0" "40 registers/thread"; do
+  grep -qF -- "$want" <<<"$out" || { echo "FAIL: missing: $want"; fails=$((fails + 1)); }
+done
+if "$py" "$root/scripts/ncu_summary.py" "$tmp/missing.csv" 2>/dev/null; then
+  echo "FAIL: a missing file exits 0"; fails=$((fails + 1))
+fi
+[[ $fails -eq 0 ]] && echo "ncu_summary.py: all checks passed"
+[[ $fails -eq 0 ]]

@@ -1,0 +1,285 @@
+// Loom test harness: what loom-validate and loom-bench share.
+//
+//   errors      Error, NoGpu, LOOM_CUDA / LOOM_CUBLAS (throw with "expr: <error string>")
+//   device      DeviceInfo, query_device(), describe(), current_clocks()
+//   sweeps      parse_int_list / parse_real_list / split_list (CUTLASS-profiler list syntax),
+//               SweepSpec, expand() into Cases, default_validate_sweep()
+//   buffers     DeviceMatrix (RAII, padded and deliberately misalignable), fill_random, poison,
+//               to_host, host f16/bf16 converters
+//   references  reference_cublas() (cuBLAS, in C's storage order), reference_host() (fp64)
+//   compare     tolerance(), compare() -> ErrorStats
+//   profiling   NvtxRange (in the "loom" NVTX domain), Timer (CUDA events)
+//
+// Host element vectors (to_host, reference_host, compare) hold the logical elements of a matrix
+// column-major by (i, j): element (i, j) of an R x C matrix is at i + j*R, whatever the storage
+// order and leading dimension on the device.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels/registry.hpp"
+
+namespace loom::harness {
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// No usable CUDA GPU (cudaGetDeviceCount failed or found none): "no CUDA GPU found".
+struct NoGpu : Error {
+  using Error::Error;
+};
+
+[[noreturn]] void throw_cuda(cudaError_t e, char const* expr);
+[[noreturn]] void throw_cublas(cublasStatus_t s, char const* expr);
+char const* cublas_status_string(cublasStatus_t s);
+
+#define LOOM_CUDA(expr)                                                        \
+  do {                                                                         \
+    cudaError_t loom_cuda_err_ = (expr);                                       \
+    if (loom_cuda_err_ != cudaSuccess)                                         \
+      ::loom::harness::throw_cuda(loom_cuda_err_, #expr);                      \
+  } while (0)
+
+#define LOOM_CUBLAS(expr)                                                      \
+  do {                                                                         \
+    cublasStatus_t loom_cublas_st_ = (expr);                                   \
+    if (loom_cublas_st_ != CUBLAS_STATUS_SUCCESS)                              \
+      ::loom::harness::throw_cublas(loom_cublas_st_, #expr);                   \
+  } while (0)
+
+// ---------------------------------------------------------------------------------------------
+// Device
+
+struct DeviceInfo {
+  int ordinal = 0;
+  std::string name;
+  int cc = 0;  // major*10 + minor
+  int sm_count = 0;
+  int driver_version = 0;   // cudaDriverGetVersion, e.g. 13000
+  int runtime_version = 0;  // cudaRuntimeGetVersion
+  int cublas_version = 0;   // cublasGetVersion
+  std::int64_t l2_bytes = 0;
+  std::int64_t global_mem_bytes = 0;
+  // memory clock (kHz) * 1e3 * bus width (bits) / 8 * 2 (double data rate) / 1e9
+  double peak_dram_gbs = 0;
+  // sm_count * fp32_lanes_per_sm FMA/clk * 2 flop/FMA * max SM clock / 1e12
+  double peak_fp32_tflops = 0;
+  int fp32_lanes_per_sm = 128;  // 128 on cc 8.6 and newer (H100: 128); 64 on cc 6.0, 7.x, 8.0
+  int sm_clock_mhz = 0;   // maximum SM clock (cudaDevAttrClockRate)
+  int mem_clock_mhz = 0;  // maximum memory clock (cudaDevAttrMemoryClockRate)
+};
+
+// Throws NoGpu("no CUDA GPU found") when there is no device; Error for a bad ordinal.
+DeviceInfo query_device(int ordinal = 0);
+// One or two lines, including the formulas behind the peak numbers.
+std::string describe(DeviceInfo const&);
+
+struct Clocks {
+  int sm_mhz = -1;   // -1: unavailable
+  int mem_mhz = -1;
+};
+// Current clocks from `nvidia-smi --query-gpu=clocks.sm,clocks.mem`; -1 where unavailable.
+Clocks current_clocks(int ordinal = 0);
+
+// ---------------------------------------------------------------------------------------------
+// Sweeps (CUTLASS-profiler syntax)
+
+// "1024", "1,7,127", "1024:8192:1024" (inclusive start:end:step, step defaults to 1 in
+// "start:end"), or a mixture "1,7,64:256:64". Throws std::invalid_argument naming the bad item
+// for garbage, empty items, zero/negative steps and end < start.
+std::vector<std::int64_t> parse_int_list(std::string_view);
+// "1", "0.5,-2", "0:1:0.25" (inclusive, with a small tolerance on the end).
+std::vector<double> parse_real_list(std::string_view);
+// "a,b,c" -> {"a","b","c"}; throws std::invalid_argument on an empty item.
+std::vector<std::string> split_list(std::string_view);
+
+struct SweepSpec {
+  std::vector<std::string> kernels;  // registered kernel names
+  std::vector<DType> dtypes;
+  std::vector<std::string> layouts;  // "ccc", "rcr", ...
+  // m, n, k are crossed; when mn_pairs is non-empty it replaces the cross product of m and n.
+  std::vector<std::int64_t> m, n, k;
+  std::vector<std::pair<std::int64_t, std::int64_t>> mn_pairs;
+  std::vector<double> alpha, beta;  // crossed, unless ab_pairs is non-empty
+  std::vector<std::pair<double, double>> ab_pairs;
+  std::vector<std::int64_t> ld_pad;  // extra elements added to each leading dimension
+  std::vector<int> misalign;         // element offset of every base pointer
+  OpKind op = OpKind::add;
+};
+
+struct Case {
+  KernelInfo const* kernel = nullptr;
+  Problem problem;  // lds filled in: minimal + pad
+  int misalign = 0;
+};
+
+// Every combination, kernels of another op left out; dtypes a kernel does not list left out.
+// For add, k is set to 0 (unused) and the k list is ignored. Throws std::invalid_argument on an unknown
+// kernel or a bad layout string.
+std::vector<Case> expand(SweepSpec const&);
+// The default correctness sweep for one op, with kernels = every registered kernel of that op
+// (may be empty for an op without kernels).
+SweepSpec default_validate_sweep(OpKind);
+
+// ---------------------------------------------------------------------------------------------
+// Buffers
+
+class DeviceMatrix {
+ public:
+  DeviceMatrix() = default;
+  // rows x cols logical elements stored in `order` with leading dimension ld (0: the minimum);
+  // data() is base + misalign elements. The allocation covers ld * extent + misalign + slack.
+  DeviceMatrix(DType dtype, std::int64_t rows, std::int64_t cols, Order order, std::int64_t ld = 0,
+               int misalign = 0);
+  ~DeviceMatrix();
+  DeviceMatrix(DeviceMatrix&&) noexcept;
+  DeviceMatrix& operator=(DeviceMatrix&&) noexcept;
+  DeviceMatrix(DeviceMatrix const&) = delete;
+  DeviceMatrix& operator=(DeviceMatrix const&) = delete;
+
+  void* data() { return static_cast<char*>(base_) + std::size_t(misalign_) * size_of(dtype_); }
+  void const* data() const {
+    return static_cast<char const*>(base_) + std::size_t(misalign_) * size_of(dtype_);
+  }
+  void* base() { return base_; }
+  void const* base() const { return base_; }
+  bool empty() const { return base_ == nullptr; }
+  DType dtype() const { return dtype_; }
+  std::int64_t rows() const { return rows_; }
+  std::int64_t cols() const { return cols_; }
+  Order order() const { return order_; }
+  std::int64_t ld() const { return ld_; }
+  int misalign() const { return misalign_; }
+  std::size_t bytes() const { return bytes_; }  // whole allocation
+  // Elements from data() to the end of the last stored element: ld*(extent-1) + contiguous extent.
+  std::int64_t span_elements() const;
+  // Storage offset of logical element (i, j) from data().
+  std::int64_t offset(std::int64_t i, std::int64_t j) const {
+    return order_ == Order::col ? i + j * ld_ : i * ld_ + j;
+  }
+
+ private:
+  void* base_ = nullptr;
+  std::size_t bytes_ = 0;
+  DType dtype_ = DType::f32;
+  std::int64_t rows_ = 0, cols_ = 0, ld_ = 0;
+  Order order_ = Order::col;
+  int misalign_ = 0;
+};
+
+// Uniform in [-1, 1] on a grid exactly representable in the dtype (multiples of 2^-8 for
+// f16/bf16, 2^-20 for f32), never zero (0 becomes 0.5). Deterministic in seed; the padding is
+// left alone (NaN if poisoned first).
+void fill_random(DeviceMatrix&, std::uint64_t seed);
+// The host values fill_random writes, logical column-major (for tests).
+std::vector<double> random_values(DType, std::int64_t count, std::uint64_t seed);
+// Every byte 0xFF (NaN in f32, f16 and bf16), padding included.
+void poison(DeviceMatrix&);
+// Logical elements, column-major by (i, j), as double.
+std::vector<double> to_host(DeviceMatrix const&);
+// Write logical column-major values (converted to the dtype, round to nearest even) into the
+// stored elements; padding untouched.
+void from_host(DeviceMatrix&, std::vector<double> const&);
+
+// Bit-exact host conversions.
+double f16_to_double(std::uint16_t bits);
+double bf16_to_double(std::uint16_t bits);
+std::uint16_t double_to_f16(double);   // round to nearest even, overflow to inf
+std::uint16_t double_to_bf16(double);  // round to nearest even (via float)
+// Round a double to the nearest value of the dtype and back.
+double round_to(DType, double);
+
+// ---------------------------------------------------------------------------------------------
+// References
+
+// Operands of a case as device matrices, in the problem's orders and leading dimensions.
+struct CaseBuffers {
+  DeviceMatrix a, b, c, d;  // c: gemm only (and beta != 0 for gemm reads it)
+  Operands operands();     // d is written; for add, c is unused
+};
+CaseBuffers make_buffers(Problem const&, int misalign);
+
+// Why cuBLAS cannot compute this case (e.g. f16/bf16 add), empty if it can.
+std::string why_no_cublas(Problem const&);
+// Computes the problem with cuBLAS into ops.d: geam for f32 add, GemmEx for gemm (f32 with
+// CUBLAS_COMPUTE_32F_PEDANTIC, f16/bf16 with CUBLAS_COMPUTE_32F). Throws Error naming the case
+// when cuBLAS lacks it (see why_no_cublas) or a call fails.
+void reference_cublas(Problem const&, Operands const&, cublasHandle_t, cudaStream_t);
+// fp64 reference over logical column-major element vectors: A is rows_a x cols_a logically as
+// M x N (add) or M x K (gemm), B is M x N (add) or K x N (gemm), C is M x N (gemm; ignored for
+// add, may be empty). Returns D, M x N.
+std::vector<double> reference_host(Problem const&, std::vector<double> const& A,
+                                   std::vector<double> const& B, std::vector<double> const& C);
+
+// ---------------------------------------------------------------------------------------------
+// Compare
+
+struct ErrorStats {
+  double rel_fro = 0;   // ||out - ref||_F / ||ref||_F (absolute when ||ref|| == 0)
+  double max_abs = 0;   // largest |out - ref| over finite pairs
+  double max_rel = 0;   // largest |out - ref| / |ref| over finite pairs with ref != 0
+  std::int64_t nonfinite = 0;  // NaN/Inf outputs where the reference is finite
+  std::int64_t unwritten = 0;  // NaN outputs (the poison value)
+  std::int64_t over_bound = 0;  // finite elements outside the element-wise bound (see compare)
+  double tol = 0;               // tolerance(out_dtype, op, k) that rel_fro was held to
+  bool pass = false;
+  std::string why;  // empty when pass
+};
+
+// Tolerance on rel_fro:
+//   add:  f32 1e-6, f16 1e-3, bf16 8e-3: fp32 arithmetic, then one rounding to the output type
+//         (unit roundoff 2^-24, 2^-11, 2^-8)
+//   gemm: f32 1e-6 * sqrt(max(k, 1)): fp32 accumulation error grows about like sqrt(k) * eps;
+//         f16 1e-2, bf16 2e-2: fp32 accumulation of exact products, one rounding of the output
+double tolerance(DType out, OpKind, std::int64_t k);
+// Unit roundoff of a dtype: 2^-24 (f32), 2^-11 (f16), 2^-8 (bf16).
+double unit_roundoff(DType);
+// A case passes when every element is finite where the reference is (a NaN output, the poison
+// value, counts as unwritten), rel_fro <= tolerance(), and every element is within
+//   add:  |out - ref| <= 1.001 * u(out) * |ref| + 16 * 2^-24 * (|ref| + rms(ref))
+//   gemm: |out - ref| <= 4 * tolerance * (|ref| + rms(ref))
+// so that a few wrong elements in a large matrix cannot hide in the Frobenius norm. When
+// ||ref|| == 0, rel_fro is the absolute ||out - ref|| and the element bound is the tolerance. A reference beyond the output type's range
+// accepts the infinity of the same sign.
+ErrorStats compare(std::vector<double> const& out, std::vector<double> const& ref, DType out_dtype,
+                   Problem const& p);
+
+// ---------------------------------------------------------------------------------------------
+// Profiling
+
+// An NVTX range in the "loom" domain, pushed on construction and popped on destruction.
+class NvtxRange {
+ public:
+  explicit NvtxRange(std::string const& name);
+  ~NvtxRange();
+  NvtxRange(NvtxRange const&) = delete;
+  NvtxRange& operator=(NvtxRange const&) = delete;
+};
+
+// CUDA event pair on a stream; elapsed_ms() synchronizes on the stop event.
+class Timer {
+ public:
+  explicit Timer(cudaStream_t stream = nullptr);
+  ~Timer();
+  Timer(Timer const&) = delete;
+  Timer& operator=(Timer const&) = delete;
+  void start();
+  void stop();
+  float elapsed_ms();
+
+ private:
+  cudaStream_t stream_;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+};
+
+}  // namespace loom::harness

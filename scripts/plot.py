@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+"""Plot a loom-bench JSON and regenerate RESULTS.md.
+
+usage: scripts/plot.py BENCH_JSON [--out-dir DIR] [--results-md RESULTS.md] [--command CMD]
+
+One PNG per (op, dtype, layout): throughput against problem size, one line per kernel, with the
+cuBLAS baseline, the device-to-device copy (bandwidth-bound ops) and the device's peak. RESULTS.md
+gets a header (GPU, driver, CUDA and cuBLAS versions, date, the command), then per plot its image
+and a table: kernel, dtype, layout, shape, median us, GB/s or TFLOP/s, % of peak, vs cuBLAS. The
+kernels' rows are printed to stdout last. Needs pandas and matplotlib.
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+
+BASELINES = ("cublas", "memcpy_d2d")
+# Parts Google Benchmark appends to a benchmark's name.
+NAME_SUFFIXES = ("min_time:", "min_warmup_time:", "iterations:", "repeats:", "threads:",
+                 "real_time", "manual_time", "process_time")
+
+
+def die(msg):
+    print(f"plot.py: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def import_libs():
+    try:
+        import pandas as pd
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        die(f"needs pandas and matplotlib ({e}); install them with "
+            "`apt-get install python3-pandas python3-matplotlib` or `pip install pandas matplotlib`")
+    return pd, plt
+
+
+def parse_name(name):
+    """'add/f32/ccc/2048x2048x0/min_time:0.200/manual_time' -> (kernel, dtype, layout, M, N, K, variant)."""
+    parts = name.split("/")
+    if len(parts) < 4:
+        return None
+    kernel, dtype, layout, shape = parts[:4]
+    dims = shape.split("x")
+    if len(dims) != 3 or not all(d.isdigit() for d in dims):
+        return None
+    variant = "/".join(p for p in parts[4:] if not p.startswith(NAME_SUFFIXES))
+    return kernel, dtype, layout, int(dims[0]), int(dims[1]), int(dims[2]), variant
+
+
+def num(v):
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return math.nan
+    return f
+
+
+def median(values):
+    vals = sorted(v for v in values if not math.isnan(v))
+    if not vals:
+        return math.nan
+    mid = len(vals) // 2
+    return vals[mid] if len(vals) % 2 else (vals[mid - 1] + vals[mid]) / 2
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except OSError as e:
+        die(f"cannot read {path}: {e.strerror}")
+    except json.JSONDecodeError as e:
+        die(f"{path} is not JSON: {e}")
+    if not isinstance(doc, dict) or "benchmarks" not in doc:
+        die(f"{path} is not Google Benchmark JSON (no 'benchmarks')")
+    return doc.get("context", {}), doc["benchmarks"]
+
+
+def collect(benchmarks):
+    """One record per benchmark: the 'median' aggregate when there are repetitions, else the
+    median over the repetitions' rows."""
+    runs = {}
+    for b in benchmarks:
+        run = b.get("run_name") or b.get("name", "")
+        entry = runs.setdefault(run, {"iterations": [], "median": None, "error": ""})
+        if b.get("error_occurred"):
+            entry["error"] = b.get("error_message") or "error"
+        elif b.get("run_type") == "aggregate":
+            if b.get("aggregate_name") == "median":
+                entry["median"] = b
+        else:
+            entry["iterations"].append(b)
+
+    records = []
+    fields = ("median_us", "GB/s", "TFLOP/s", "pct_peak", "vs_cublas")
+    for run, e in runs.items():
+        parsed = parse_name(run)
+        if parsed is None:
+            print(f"plot.py: skipping {run!r}: not <kernel>/<dtype>/<layout>/<M>x<N>x<K>", file=sys.stderr)
+            continue
+        kernel, dtype, layout, m, n, k, variant = parsed
+        rec = dict(kernel=kernel, dtype=dtype, layout=layout, M=m, N=n, K=k, variant=variant,
+                   error=e["error"], label="")
+        rows = [e["median"]] if e["median"] is not None else e["iterations"]
+        for f in fields:
+            rec[f] = median([num(r.get(f)) for r in rows]) if rows else math.nan
+        if rows:
+            rec["label"] = rows[0].get("label", "")
+        if not math.isnan(rec["GB/s"]):
+            rec["op"], rec["thr"], rec["unit"] = "add", rec["GB/s"], "GB/s"
+        elif not math.isnan(rec["TFLOP/s"]):
+            rec["op"], rec["thr"], rec["unit"] = "gemm", rec["TFLOP/s"], "TFLOP/s"
+        else:  # failed: guess the op from K (add cases carry K 0 or 1)
+            rec["op"], rec["thr"], rec["unit"] = ("add" if k <= 1 else "gemm"), math.nan, ""
+        records.append(rec)
+    return records
+
+
+def shape_label(op, m, n, k):
+    return f"{m}x{n}" if op == "add" else f"{m}x{n}x{k}"
+
+
+def kernel_rank(kernel):
+    return (BASELINES.index(kernel), kernel) if kernel in BASELINES else (len(BASELINES), kernel)
+
+
+def fmt(v, spec):
+    return "" if v is None or (isinstance(v, float) and math.isnan(v)) else format(v, spec)
+
+
+def slug(s):
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in s).strip("_")
+
+
+def plot_group(plt, df, op, dtype, layout, variant, out_dir):
+    shapes = (df[["M", "N", "K"]].drop_duplicates()
+              .assign(size=lambda d: d.M * d.N * (d.K.clip(lower=1) if op == "gemm" else 1))
+              .sort_values(["size", "M", "N", "K"]))
+    keys = [tuple(r) for r in shapes[["M", "N", "K"]].itertuples(index=False)]
+    xpos = {key: i for i, key in enumerate(keys)}
+    unit = "GB/s" if op == "add" else "TFLOP/s"
+
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    for kernel in sorted(df.kernel.unique(), key=kernel_rank):
+        d = df[(df.kernel == kernel) & df.thr.notna()]
+        if d.empty:
+            continue
+        d = d.assign(x=[xpos[(r.M, r.N, r.K)] for r in d.itertuples()]).sort_values("x")
+        cublas = "cuBLAS" + (" (fp32 geam)" if op == "add" and dtype != "f32" else "")
+        style = {"cublas": dict(color="black", linestyle="--", marker="s", label=cublas),
+                 "memcpy_d2d": dict(color="gray", linestyle=":", marker="^", label="cudaMemcpy D2D")
+                 }.get(kernel, dict(linestyle="-", marker="o", linewidth=2, label=kernel))
+        ax.plot(d.x, d.thr, **style)
+    top = float(df.thr.max()) if df.thr.notna().any() else 1.0
+    ok = df[df.thr.notna() & df.pct_peak.notna() & (df.pct_peak > 0)]
+    if not ok.empty:
+        peak = float((ok.thr * 100.0 / ok.pct_peak).median())
+        ax.axhline(peak, color="red", linewidth=1, label=f"peak {peak:,.0f} {unit}")
+        top = max(top, peak)
+    ax.set_xticks(range(len(keys)))
+    ax.set_xticklabels([shape_label(op, *key) for key in keys], rotation=30 if len(keys) > 4 else 0)
+    ax.set_xlabel("M x N" if op == "add" else "M x N x K")
+    ax.set_ylabel(unit)
+    ax.set_ylim(0, top * 1.08)
+    title = f"{op} {dtype} {layout}" + (f" {variant}" if variant else "")
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="lower right", fontsize="small")
+    fig.tight_layout()
+    name = slug(f"{op}_{dtype}_{layout}" + (f"_{variant}" if variant else "")) + ".png"
+    path = os.path.join(out_dir, name)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path, title
+
+
+def table(df, op):
+    unit = "GB/s" if op == "add" else "TFLOP/s"
+    lines = [f"| kernel | dtype | layout | shape | median µs | {unit} | % of peak | vs cuBLAS |",
+             "|---|---|---|---|---:|---:|---:|---:|"]
+    for r in df.itertuples():
+        if r.error:
+            lines.append(f"| {r.kernel} | {r.dtype} | {r.layout} | {shape_label(op, r.M, r.N, r.K)} | "
+                         f"failed: {str(r.error).replace('|', '/')} | | | |")
+            continue
+        lines.append(f"| {r.kernel} | {r.dtype} | {r.layout} | {shape_label(op, r.M, r.N, r.K)} | "
+                     f"{fmt(r.median_us, '.1f')} | {fmt(r.thr, ',.1f' if op == 'add' else '.2f')} | "
+                     f"{fmt(r.pct_peak, '.1f')} | {fmt(r.vs_cublas, '.3f')} |")
+    return lines
+
+
+def ordered(df):
+    size = df.M * df.N * (df.K.clip(lower=1).where(df.op == "gemm", 1))
+    return (df.assign(_size=size, _rank=[kernel_rank(k) for k in df.kernel])
+            .sort_values(["op", "dtype", "layout", "variant", "_size", "M", "N", "K", "_rank"])
+            .drop(columns=["_size", "_rank"]))
+
+
+def bar_lines(df):
+    """The performance bar: fp32 add with 1 GiB operands at >= 1.0x cublasSgeam's bandwidth."""
+    out = []
+    big = df[(df.op == "add") & (df.dtype == "f32") & ~df.kernel.isin(BASELINES) &
+             (df.M * df.N * 4 >= 1 << 30)]
+    for r in big.itertuples():
+        if r.error or math.isnan(r.vs_cublas):
+            verdict = "no result" if r.error else "no cuBLAS baseline in this run"
+        else:
+            verdict = f"{r.vs_cublas:.3f}x cublasSgeam: " + ("meets" if r.vs_cublas >= 1.0 else "misses")
+        out.append(f"Bar (fp32 add, 1 GiB operands, >= 1.0x cublasSgeam): "
+                   f"{r.kernel} {r.layout} {r.M}x{r.N}: {verdict}")
+    return out
+
+
+def header(ctx, json_path, command):
+    def get(key, default="?"):
+        v = ctx.get(key)
+        return str(v) if v not in (None, "") else default
+
+    lines = ["# Results", "",
+             f"Generated by `scripts/plot.py` from `{json_path}`; rerun `scripts/run.sh` to refresh.", ""]
+    if command:
+        lines.append(f"- Command: `{command}`")
+    if ctx.get("loom_command"):
+        lines.append(f"- loom-bench: `{ctx['loom_command']}`")
+    l2 = num(ctx.get("loom_l2_bytes"))
+    l2_mib = "?" if math.isnan(l2) else f"{l2 / 2**20:g}"
+    lines += [
+        f"- Date: {get('date')}",
+        f"- GPU: {get('loom_device')} ({get('loom_sm_count')} SMs, compute capability {get('loom_cc')}, "
+        f"max SM clock {get('loom_sm_clock_max_mhz')} MHz, L2 {l2_mib} MiB)",
+        f"- Clocks at start: {get('loom_clocks_at_start')}",
+        f"- Driver {get('loom_driver')}, CUDA runtime {get('loom_cuda_runtime')}, cuBLAS {get('loom_cublas')}",
+        f"- Peaks: {get('loom_peaks')}",
+        f"- Timing: {get('loom_timing')}",
+        f"- Host: {get('host_name')}, Google Benchmark library built as {get('library_build_type')}",
+        "",
+        "Columns: *median µs* is the median time of one launch (CUDA events); *GB/s* counts two reads "
+        "and one write per element of add, *TFLOP/s* 2·M·N·K for gemm, both from the median; "
+        "*% of peak* is against the peak above; *vs cuBLAS* is the throughput divided by cuBLAS's for "
+        "the same case in the same run (f16/bf16 add, which cuBLAS lacks: fp32 geam over the same "
+        "shape, compared in bytes per second). *memcpy_d2d* moves the same number of bytes with "
+        "cudaMemcpyAsync, as a bandwidth ceiling.",
+        ""]
+    return lines
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Plot a loom-bench JSON and regenerate RESULTS.md.")
+    ap.add_argument("bench_json")
+    ap.add_argument("--out-dir", default="results", help="where the PNGs go (default: results)")
+    ap.add_argument("--results-md", help="write this markdown file (e.g. RESULTS.md)")
+    ap.add_argument("--command", default="", help="the command that produced the numbers, for the header")
+    args = ap.parse_args()
+
+    ctx, benchmarks = load(args.bench_json)
+    pd, plt = import_libs()
+    records = collect(benchmarks)
+    if not records:
+        die(f"{args.bench_json} has no loom-bench results")
+    df = ordered(pd.DataFrame.from_records(records))
+    os.makedirs(args.out_dir, exist_ok=True)
+
+    md_dir = os.path.dirname(os.path.abspath(args.results_md)) if args.results_md else os.getcwd()
+    json_ref = os.path.relpath(os.path.abspath(args.bench_json), md_dir).replace(os.sep, "/")
+    md = header(ctx, json_ref, args.command)
+    bar = bar_lines(df)
+    if bar:
+        md += [f"**{b}**" + ("  " if i + 1 < len(bar) else "") for i, b in enumerate(bar)] + [""]
+
+    for op in sorted(df.op.unique()):
+        md += [f"## {op}", ""]
+        dop = df[df.op == op]
+        groups = dop[["dtype", "layout", "variant"]].drop_duplicates().itertuples(index=False)
+        for dtype, layout, variant in groups:
+            g = dop[(dop.dtype == dtype) & (dop.layout == layout) & (dop.variant == variant)]
+            path, title = plot_group(plt, g, op, dtype, layout, variant, args.out_dir)
+            rel = os.path.relpath(os.path.abspath(path), md_dir).replace(os.sep, "/")
+            md += [f"### {dtype}, {layout}" + (f", {variant}" if variant else ""), "",
+                   f"![{title}]({rel})", ""]
+            md += table(g, op) + [""]
+            labels = sorted({r.label for r in g.itertuples() if r.label})
+            md += [f"Note: {lab}." for lab in labels] + ([""] if labels else [])
+
+    if args.results_md:
+        with open(args.results_md, "w") as f:
+            f.write("\n".join(md).rstrip() + "\n")
+        print(f"plot.py: wrote {args.results_md} and {df.groupby(['op', 'dtype', 'layout', 'variant']).ngroups} "
+              f"plot(s) in {args.out_dir}", file=sys.stderr)
+    else:
+        print(f"plot.py: wrote the plots in {args.out_dir}", file=sys.stderr)
+
+    # Short table of the kernels (baselines left out) on stdout, last.
+    kern = df[~df.kernel.isin(BASELINES)]
+    rows = [("kernel", "dtype", "layout", "shape", "median_us", "throughput", "%peak", "vs_cublas")]
+    for r in kern.itertuples():
+        if r.error:
+            rows.append((r.kernel, r.dtype, r.layout, shape_label(r.op, r.M, r.N, r.K), "failed", "", "", ""))
+        else:
+            rows.append((r.kernel, r.dtype, r.layout, shape_label(r.op, r.M, r.N, r.K), fmt(r.median_us, ".1f"),
+                         f"{fmt(r.thr, '.1f' if r.op == 'add' else '.2f')} {r.unit}", fmt(r.pct_peak, ".1f"),
+                         fmt(r.vs_cublas, ".3f")))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(c.ljust(w) if i < 4 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
+    for b in bar:
+        print(b)
+
+
+if __name__ == "__main__":
+    main()

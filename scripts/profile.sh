@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Profile one kernel launch with Nsight Compute (ncu). Needs a CUDA GPU and ncu.
+#
+#   scripts/profile.sh KERNEL [SHAPE] [loom-bench args...]
+#
+# SHAPE is MxN (add; default 16384x16384) or MxNxK (gemm; default 4096x4096x4096). loom-bench args
+# may pick one dtype and one layout (--dtypes=f16 --layouts=rrr; default f32, ccc) or set
+# --alpha/--beta. loom-bench runs that case alone (no baselines, no warm-up, one timed launch) and
+# ncu profiles the launch inside its NVTX range, selected with --nvtx-include in the loom domain.
+# Writes, in results/:
+#   profile_KERNEL.ncu-rep   the report (open with ncu-ui, or ncu --import)
+#   profile_KERNEL.txt       short summary: duration, DRAM bandwidth (FLOP/s for gemm), occupancy,
+#                            top warp stalls, shared-memory bank conflicts (printed too)
+#   profile_KERNEL.details.txt   ncu --page details; profile_KERNEL.raw.csv   ncu --page raw --csv
+#   profile_KERNEL.log       ncu's and loom-bench's output
+# Env: NCU (ncu binary), NCU_SET (section set, default full), LOOM_SKIP_BUILD=1 (no build step).
+set -euo pipefail
+
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}" >&2; exit 2; }
+[[ $# -ge 1 && $1 != -* ]] || usage
+kernel=$1
+shift
+shape=
+if [[ $# -gt 0 && $1 =~ ^[0-9]+x[0-9]+(x[0-9]+)?$ ]]; then
+  shape=$1
+  shift
+fi
+
+# Pick one dtype and one layout out of the extra arguments; the rest go to loom-bench as given.
+dtype=f32
+layout=ccc
+extra=()
+for a in "$@"; do
+  case $a in
+    --dtypes=*) dtype=${a#--dtypes=} ;;
+    --layouts=*) layout=${a#--layouts=} ;;
+    --kernels=* | --m=* | --n=* | --k=* | --warmup=* | --iterations=* | --benchmark_filter=*)
+      echo "profile.sh: $a is set by profile.sh (give KERNEL and SHAPE instead)" >&2
+      exit 2 ;;
+    *) extra+=("$a") ;;
+  esac
+done
+if [[ $dtype == *,* || $layout == *,* ]]; then
+  echo "profile.sh: profile one dtype and one layout at a time (got --dtypes=$dtype --layouts=$layout)" >&2
+  exit 2
+fi
+
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"  # cd to the repository root
+if [[ ${LOOM_SKIP_BUILD:-0} != 1 ]]; then
+  loom_build >&2
+fi
+bench=$BUILD_DIR/loom-bench
+[[ -x $bench ]] || { echo "profile.sh: $bench not found" >&2; exit 1; }
+
+ncu=${NCU:-}
+if [[ -z $ncu ]]; then
+  ncu=$(command -v ncu || true)
+  [[ -n $ncu || ! -x /usr/local/cuda/bin/ncu ]] || ncu=/usr/local/cuda/bin/ncu
+fi
+[[ -n $ncu ]] || { echo "profile.sh: ncu (Nsight Compute) not found; set NCU=/path/to/ncu" >&2; exit 1; }
+if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+  echo "profile.sh: no CUDA GPU found" >&2
+  exit 1
+fi
+
+op=$("$bench" --list-kernels | awk -F'\t' -v k="$kernel" '$1 == k { print $2 }')
+if [[ -z $op ]]; then
+  echo "profile.sh: unknown kernel \"$kernel\"; kernels: $("$bench" --list-kernels | cut -f1 | paste -sd' ')" >&2
+  exit 2
+fi
+if [[ -z $shape ]]; then
+  shape=$([[ $op == add ]] && echo 16384x16384 || echo 4096x4096x4096)
+fi
+IFS=x read -r m n k <<<"$shape"
+k=${k:-$m}
+sweep=(--kernels="$kernel" --dtypes="$dtype" --layouts="$layout" --m="$m" --n="$n")
+[[ $op == add ]] || sweep+=(--k="$k")
+
+# The exact case name (and so the NVTX range) as loom-bench spells it, e.g. add/f32/ccc/16384x16384x0.
+case_name=$("$bench" "${sweep[@]}" "${extra[@]}" --benchmark_list_tests=true 2>/dev/null |
+  grep "^$kernel/" | head -n1 | cut -d/ -f1-4) || true
+if [[ -z $case_name ]]; then
+  echo "profile.sh: loom-bench has no case $kernel/$dtype/$layout/$shape; its output:" >&2
+  "$bench" "${sweep[@]}" "${extra[@]}" --benchmark_list_tests=true >&2 || true
+  exit 1
+fi
+
+out=results
+mkdir -p "$out"
+base=$out/profile_$kernel
+rep=$base.ncu-rep
+log=$base.log
+: >"$log"
+
+# NVTX filter: <domain>@<range>, and a trailing '/' for a push/pop range. '/' inside a range name
+# is ncu's nesting delimiter, so it is escaped with a backslash. Should this ncu not take the
+# escape, the second try matches the name as a regular expression with '.' for '/'.
+filters=("loom@${case_name//\//\\/}/" "regex:loom@${case_name//\//.}/")
+used=
+for filter in "${filters[@]}"; do
+  rm -f "$rep" "$base.ncu-repz"
+  echo "profile.sh: ncu --nvtx --nvtx-include '$filter'" | tee -a "$log" >&2
+  set +e
+  "$ncu" --nvtx --nvtx-include "$filter" --launch-count 1 --set "${NCU_SET:-full}" -f -o "$rep" \
+    "$bench" "${sweep[@]}" --warmup=0 --iterations=1 --benchmark_filter="^${case_name}(/|\$)" "${extra[@]}" \
+    >>"$log" 2>&1
+  rc=$?
+  set -e
+  [[ -s $rep || ! -s $base.ncu-repz ]] || rep=$base.ncu-repz
+  if [[ -s $rep ]]; then
+    used=$filter
+    break
+  fi
+  if grep -q "ERR_NVGPUCTRPERM" "$log"; then
+    echo "profile.sh: ncu may not read the GPU's performance counters here (ERR_NVGPUCTRPERM): run as root," >&2
+    echo "  or load the driver with NVreg_RestrictProfilingToAdminUsers=0" >&2
+    exit 1
+  fi
+  echo "profile.sh: no kernel profiled with that filter (ncu exit status $rc)" | tee -a "$log" >&2
+done
+if [[ -z $used ]]; then
+  echo "profile.sh: ncu profiled nothing; the end of $log:" >&2
+  tail -n 30 "$log" >&2
+  exit 1
+fi
+
+"$ncu" --import "$rep" --page details >"$base.details.txt"
+"$ncu" --import "$rep" --page raw --csv --print-units base >"$base.raw.csv"
+{
+  python3 scripts/ncu_summary.py "$base.raw.csv" --case "$case_name" --op "$op" --m "$m" --n "$n" --k "$k" \
+    --dtype "$dtype"
+  echo "report: $rep (NVTX filter '$used', section set ${NCU_SET:-full})"
+} | tee "$base.txt"
+echo "profile.sh: summary in $base.txt, details in $base.details.txt" >&2

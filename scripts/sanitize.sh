@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Run a small loom-validate sweep under compute-sanitizer's memcheck, racecheck and initcheck.
+# Needs a CUDA GPU and compute-sanitizer.
+#
+#   scripts/sanitize.sh [loom-validate args...]
+#
+# Default sweep: --m=1,127,1000 --n=7,129 --quiet (arguments given replace it). Prints one line
+# per tool and exits non-zero when any tool reports an error or loom-validate fails; full logs go
+# to results/sanitize_TOOL.log.
+# Env: TOOLS (default "memcheck racecheck initcheck"), COMPUTE_SANITIZER (the binary),
+#      SANITIZER_ARGS (extra compute-sanitizer options, word-split), LOOM_SKIP_BUILD=1.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"  # cd to the repository root
+
+args=("$@")
+[[ ${#args[@]} -gt 0 ]] || args=('--m=1,127,1000' '--n=7,129' --quiet)
+
+if [[ ${LOOM_SKIP_BUILD:-0} != 1 ]]; then
+  loom_build >&2
+fi
+validate=
+for cand in "$BUILD_DIR/loom-validate" "$BUILD_DIR/validate/loom-validate"; do
+  if [[ -x $cand ]]; then validate=$cand; break; fi
+done
+[[ -n $validate ]] || { echo "sanitize.sh: loom-validate not found under $BUILD_DIR" >&2; exit 1; }
+
+cs=${COMPUTE_SANITIZER:-}
+if [[ -z $cs ]]; then
+  cs=$(command -v compute-sanitizer || true)
+  [[ -n $cs || ! -x /usr/local/cuda/bin/compute-sanitizer ]] || cs=/usr/local/cuda/bin/compute-sanitizer
+fi
+[[ -n $cs ]] || { echo "sanitize.sh: compute-sanitizer not found; set COMPUTE_SANITIZER" >&2; exit 1; }
+if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+  echo "sanitize.sh: no CUDA GPU found" >&2
+  exit 1
+fi
+
+mkdir -p results
+status=0
+for tool in ${TOOLS:-memcheck racecheck initcheck}; do
+  log=results/sanitize_$tool.log
+  set +e
+  # shellcheck disable=SC2086
+  "$cs" --tool "$tool" --error-exitcode 1 ${SANITIZER_ARGS:-} "$validate" "${args[@]}" >"$log" 2>&1
+  rc=$?
+  set -e
+  summary=$(grep -Eo 'ERROR SUMMARY: [0-9]+ errors?' "$log" | tail -n1 || true)
+  if [[ $rc -eq 0 ]]; then
+    echo "$tool: ok (${summary:-no error summary}) - $log"
+  else
+    echo "$tool: FAILED, exit status $rc (${summary:-no error summary}) - $log"
+    grep -m 5 -E '^========= (Invalid|Race|Uninitialized|Error|Program hit|.*hazard)' "$log" | sed 's/^/  /' || true
+    status=1
+  fi
+done
+exit $status

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Run the loom-bench sweep and keep its JSON. Needs a CUDA GPU.
+#
+#   scripts/sweep.sh [OUT_DIR] [loom-bench args...]
+#
+# Builds first if needed (skip with LOOM_SKIP_BUILD=1), prints the console table, and writes
+# OUT_DIR/bench.json (Google Benchmark JSON) and OUT_DIR/bench.txt (the console table).
+# OUT_DIR defaults to the repository's results/; a relative OUT_DIR is taken from the current
+# directory. Arguments after OUT_DIR go to loom-bench, e.g.
+#   scripts/sweep.sh results --kernels=add --dtypes=f32 --m=1024:16384:1024
+# Exit status: loom-bench's (1 when some benchmark failed; the JSON is still written).
+set -euo pipefail
+
+caller_pwd=$PWD
+out_dir=
+if [[ $# -gt 0 && $1 != -* ]]; then
+  out_dir=$1
+  shift
+  [[ $out_dir == /* ]] || out_dir=$caller_pwd/$out_dir
+fi
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"  # cd to the repository root
+out_dir=${out_dir:-$PWD/results}
+mkdir -p "$out_dir"
+out_dir=$(cd "$out_dir" && pwd)
+
+if [[ ${LOOM_SKIP_BUILD:-0} != 1 ]]; then
+  loom_build >&2
+fi
+bench=$BUILD_DIR/loom-bench
+if [[ ! -x $bench ]]; then
+  echo "sweep.sh: $bench not found; build it with: cmake --build $BUILD_DIR --target loom-bench" >&2
+  exit 1
+fi
+
+json=$out_dir/bench.json
+rm -f "$json"
+rc=0
+"$bench" --benchmark_format=console --benchmark_out="$json" --benchmark_out_format=json "$@" \
+  | tee "$out_dir/bench.txt" || rc=$?
+if [[ -s $json ]]; then
+  echo "sweep.sh: JSON in $json, console table in $out_dir/bench.txt" >&2
+else
+  echo "sweep.sh: loom-bench wrote no JSON (exit status $rc)" >&2
+  [[ $rc -ne 0 ]] || rc=1
+fi
+exit "$rc"

@@ -1,0 +1,112 @@
+// fp64 host reference on hand examples, which cases cuBLAS has, the no-GPU error, NVTX ranges.
+#include <gtest/gtest.h>
+
+#include <climits>
+
+#include "harness/harness.hpp"
+
+namespace {
+
+using namespace loom;
+using namespace loom::harness;
+
+TEST(HarnessReference, HostAdd) {
+  Problem p;
+  p.op = OpKind::add;
+  p.m = 2;
+  p.n = 2;
+  p.alpha = 2;
+  p.beta = -0.5;
+  // column-major (i, j): A = [1 3; 2 4], B = [8 4; 2 6]
+  auto d = reference_host(p, {1, 2, 3, 4}, {8, 2, 4, 6}, {});
+  EXPECT_EQ(d, std::vector<double>({-2, 3, 4, 5}));
+  p.beta = 0;  // B is not read (as in BLAS)
+  d = reference_host(p, {1, 2, 3, 4}, {NAN, NAN, NAN, NAN}, {});
+  EXPECT_EQ(d, std::vector<double>({2, 4, 6, 8}));
+  EXPECT_THROW(reference_host(p, {1, 2, 3}, {1, 2, 3, 4}, {}), Error);
+}
+
+TEST(HarnessReference, HostGemm) {
+  Problem p;
+  p.op = OpKind::gemm;
+  p.m = 2;
+  p.n = 2;
+  p.k = 3;
+  p.alpha = 1;
+  p.beta = 0;
+  // A (2x3) = [1 2 3; 4 5 6], B (3x2) = [7 8; 9 10; 11 12], column-major vectors
+  std::vector<double> A = {1, 4, 2, 5, 3, 6}, B = {7, 9, 11, 8, 10, 12};
+  EXPECT_EQ(reference_host(p, A, B, {}), std::vector<double>({58, 139, 64, 154}));
+  p.alpha = 0.5;
+  p.beta = 2;
+  EXPECT_EQ(reference_host(p, A, B, {1, 2, 3, 4}), std::vector<double>({31, 73.5, 38, 85}));
+  EXPECT_THROW(reference_host(p, A, B, {}), Error);  // beta != 0 needs C
+  p.k = 0;
+  EXPECT_THROW(reference_host(p, A, B, {1, 2, 3, 4}), Error);
+}
+
+TEST(HarnessReference, WhichCasesCublasHas) {
+  Problem p;
+  p.op = OpKind::add;
+  p.m = p.n = 16;
+  EXPECT_EQ(why_no_cublas(p), "");
+  p.dtype = p.out_dtype = DType::f16;
+  EXPECT_NE(why_no_cublas(p).find("no f16 add"), std::string::npos) << why_no_cublas(p);
+  p.dtype = p.out_dtype = DType::bf16;
+  EXPECT_NE(why_no_cublas(p).find("no bf16 add"), std::string::npos);
+  p.op = OpKind::gemm;
+  p.k = 16;
+  EXPECT_EQ(why_no_cublas(p), "");
+  p.out_dtype = DType::f32;
+  EXPECT_EQ(why_no_cublas(p), "");
+  p.dtype = DType::f16;
+  EXPECT_EQ(why_no_cublas(p), "");
+  p.dtype = DType::f32;
+  EXPECT_EQ(why_no_cublas(p), "");
+  p.out_dtype = DType::f16;
+  EXPECT_NE(why_no_cublas(p), "");
+  p.out_dtype = DType::f32;
+  p.m = std::int64_t(INT_MAX) + 1;
+  EXPECT_NE(why_no_cublas(p).find("32-bit"), std::string::npos);
+}
+
+TEST(HarnessReference, NoGpuIsOneLine) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) GTEST_SKIP() << "a GPU is present";
+  cudaGetLastError();
+  try {
+    query_device(0);
+    FAIL() << "query_device did not throw";
+  } catch (NoGpu const& e) {
+    EXPECT_STREQ(e.what(), "no CUDA GPU found");
+  }
+  Clocks c = current_clocks(0);
+  EXPECT_EQ(c.sm_mhz, -1);
+  EXPECT_EQ(c.mem_mhz, -1);
+}
+
+TEST(HarnessReference, ErrorMacros) {
+  try {
+    LOOM_CUDA(cudaErrorInvalidValue);
+    FAIL();
+  } catch (Error const& e) {
+    EXPECT_EQ(std::string(e.what()), std::string("cudaErrorInvalidValue: ") + cudaGetErrorString(cudaErrorInvalidValue));
+  }
+  try {
+    LOOM_CUBLAS(CUBLAS_STATUS_NOT_SUPPORTED);
+    FAIL();
+  } catch (Error const& e) {
+    EXPECT_EQ(std::string(e.what()), "CUBLAS_STATUS_NOT_SUPPORTED: " + std::string(cublas_status_string(CUBLAS_STATUS_NOT_SUPPORTED)));
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+  }
+  EXPECT_NO_THROW(LOOM_CUDA(cudaSuccess));
+}
+
+TEST(HarnessReference, NvtxRangeNests) {
+  // Without a tool attached NVTX calls are no-ops; this checks they link and nest.
+  NvtxRange outer("add/f32/ccc/1x1x0");
+  { NvtxRange inner("inner"); }
+  SUCCEED();
+}
+
+}  // namespace

@@ -1,0 +1,152 @@
+// The kernel registry seen from the harness: lookup, why_unsupported messages, layout strings,
+// case names, leading-dimension defaults.
+#include <gtest/gtest.h>
+
+#include "harness/harness.hpp"
+#include "kernels/registry.hpp"
+
+namespace {
+
+using namespace loom;
+
+Problem add_case(std::int64_t m, std::int64_t n, char const* layout = "ccc") {
+  Problem p;
+  p.op = OpKind::add;
+  p.m = m;
+  p.n = n;
+  EXPECT_TRUE(parse_layout(layout, &p));
+  return with_default_lds(p);
+}
+
+TEST(HarnessRegistry, FindKernel) {
+  KernelInfo const* k = find_kernel("add");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->name, "add");
+  EXPECT_EQ(k->op, OpKind::add);
+  EXPECT_EQ(k->dtypes, std::vector<DType>({DType::f32, DType::f16, DType::bf16}));
+  EXPECT_EQ(k->min_cc, 80);
+  EXPECT_TRUE(bool(k->launch));
+  EXPECT_EQ(find_kernel("nope"), nullptr);
+  EXPECT_EQ(find_kernel(""), nullptr);
+  EXPECT_EQ(find_kernel("ADD"), nullptr);
+  for (auto const& kk : kernels()) EXPECT_EQ(find_kernel(kk.name), &kk);
+}
+
+TEST(HarnessRegistry, WhyUnsupported) {
+  KernelInfo const& k = *find_kernel("add");
+  EXPECT_EQ(why_unsupported(k, add_case(7, 127), 90), "");
+  EXPECT_EQ(why_unsupported(k, add_case(7, 127), 80), "");
+
+  Problem p = add_case(7, 127);
+  p.m = 0;
+  EXPECT_EQ(why_unsupported(k, p, 90), "sizes must be positive (M=0 N=127)");
+  p = add_case(7, 127);
+  p.n = -1;
+  EXPECT_EQ(why_unsupported(k, p, 90), "sizes must be positive (M=7 N=-1)");
+
+  p = add_case(7, 127);
+  p.lda = 6;
+  EXPECT_EQ(why_unsupported(k, p, 90), "lda=6 is smaller than a row of A (7)");
+  p = add_case(7, 127, "rcc");
+  p.lda = 126;
+  EXPECT_EQ(why_unsupported(k, p, 90), "lda=126 is smaller than a row of A (127)");
+  p = add_case(7, 127);
+  p.ldb = 0;
+  EXPECT_EQ(why_unsupported(k, p, 90), "ldb=0 is smaller than a row of B (7)");
+  p = add_case(7, 127, "ccr");
+  p.ldc = 7;
+  EXPECT_EQ(why_unsupported(k, p, 90), "ldc=7 is smaller than a row of C (127)");
+
+  EXPECT_EQ(why_unsupported(k, add_case(7, 127), 70), "add needs compute capability 8.0, this GPU has 7.0");
+  EXPECT_EQ(why_unsupported(k, add_case(7, 127), 75), "add needs compute capability 8.0, this GPU has 7.5");
+
+  p = add_case(7, 127);
+  p.dtype = static_cast<DType>(7);  // not a dtype the kernel knows
+  EXPECT_EQ(why_unsupported(k, p, 90), "add does not support dtype ?");
+
+  p = add_case(7, 127);
+  p.op = OpKind::gemm;
+  p.k = 5;
+  EXPECT_EQ(why_unsupported(k, p, 90), "add computes add, not gemm");
+}
+
+TEST(HarnessRegistry, ParseNames) {
+  DType t;
+  EXPECT_TRUE(parse_dtype("f32", &t));
+  EXPECT_EQ(t, DType::f32);
+  EXPECT_TRUE(parse_dtype("f16", &t));
+  EXPECT_EQ(t, DType::f16);
+  EXPECT_TRUE(parse_dtype("bf16", &t));
+  EXPECT_EQ(t, DType::bf16);
+  EXPECT_FALSE(parse_dtype("f64", &t));
+  EXPECT_FALSE(parse_dtype("", &t));
+  OpKind o;
+  EXPECT_TRUE(parse_op("gemm", &o));
+  EXPECT_EQ(o, OpKind::gemm);
+  EXPECT_FALSE(parse_op("mul", &o));
+  EXPECT_STREQ(to_string(DType::bf16), "bf16");
+  EXPECT_STREQ(to_string(Order::row), "r");
+  EXPECT_STREQ(to_string(OpKind::add), "add");
+  EXPECT_EQ(size_of(DType::f32), 4u);
+  EXPECT_EQ(size_of(DType::f16), 2u);
+  EXPECT_EQ(size_of(DType::bf16), 2u);
+}
+
+TEST(HarnessRegistry, Layouts) {
+  int n = 0;
+  for (char a : {'c', 'r'})
+    for (char b : {'c', 'r'})
+      for (char c : {'c', 'r'}) {
+        std::string const s{a, b, c};
+        Problem p;
+        ASSERT_TRUE(parse_layout(s, &p)) << s;
+        EXPECT_EQ(p.a, a == 'c' ? Order::col : Order::row);
+        EXPECT_EQ(p.b, b == 'c' ? Order::col : Order::row);
+        EXPECT_EQ(p.c, c == 'c' ? Order::col : Order::row);
+        EXPECT_EQ(layout_string(p), s);
+        ++n;
+      }
+  EXPECT_EQ(n, 8);
+  Problem p;
+  for (char const* bad : {"", "cc", "cccc", "cxc", "CCC", "c c"}) EXPECT_FALSE(parse_layout(bad, &p)) << bad;
+}
+
+TEST(HarnessRegistry, CaseName) {
+  Problem p = add_case(7, 127, "crc");
+  EXPECT_EQ(case_name("add", p), "add/f32/crc/7x127x0");
+  p.op = OpKind::gemm;
+  p.dtype = DType::bf16;
+  p.m = 1;
+  p.n = 2;
+  p.k = 3;
+  ASSERT_TRUE(parse_layout("rrc", &p));
+  EXPECT_EQ(case_name("sgemm", p), "sgemm/bf16/rrc/1x2x3");
+  p.m = 4097;
+  p.n = 8192;
+  p.k = 123456789012;
+  EXPECT_EQ(case_name("wgmma_tma", p), "wgmma_tma/bf16/rrc/4097x8192x123456789012");
+}
+
+TEST(HarnessRegistry, DefaultLeadingDimensions) {
+  Problem p;
+  p.op = OpKind::gemm;
+  p.m = 7;
+  p.n = 9;
+  p.k = 5;
+  ASSERT_TRUE(parse_layout("rcr", &p));
+  p = with_default_lds(p);
+  EXPECT_EQ(p.lda, 5);  // row-major M x K
+  EXPECT_EQ(p.ldb, 5);  // column-major K x N
+  EXPECT_EQ(p.ldc, 9);  // row-major M x N
+  ASSERT_TRUE(parse_layout("crc", &p));
+  p.lda = p.ldb = p.ldc = 0;
+  p = with_default_lds(p);
+  EXPECT_EQ(p.lda, 7);
+  EXPECT_EQ(p.ldb, 9);
+  EXPECT_EQ(p.ldc, 7);
+  p.lda = 100;  // explicit values stay
+  EXPECT_EQ(with_default_lds(p).lda, 100);
+  EXPECT_EQ(min_ld(Order::col, 0, 5), 1);
+}
+
+}  // namespace

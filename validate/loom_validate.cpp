@@ -1,0 +1,590 @@
+// loom-validate: checks every registered kernel against cuBLAS or an fp64 host reference over a
+// sweep of sizes, dtypes, layouts, scalars, padded leading dimensions and misaligned pointers.
+//
+// Exit status: 0 when no case failed, 1 when one did, 2 on bad input or when nothing can run (no
+// GPU, GPU too old); every such error is one line on stderr starting with "loom-validate: ".
+// The last line of the report is "validate: N passed, N failed, N skipped".
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "harness/harness.hpp"
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+namespace {
+
+using namespace loom;
+namespace h = loom::harness;
+
+struct BadInput : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class RefMode { automatic, cublas, host };
+enum class Format { table, csv, json };
+
+struct Record {
+  std::string kernel;
+  Problem p;
+  int misalign = 0;
+  std::string reference = "-";  // "host", "cublas" or "-"
+  h::ErrorStats st;
+  std::string status;  // "pass", "fail", "skip"
+  std::string reason;
+};
+
+std::string one_line(std::string s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\n') {
+      if (!out.empty() && out.back() != ' ') out += "; ";
+    } else if (c != '\r') {
+      out += c;
+    }
+  }
+  while (!out.empty() && (out.back() == ' ' || out.back() == ';')) out.pop_back();
+  return out;
+}
+
+std::string dtypes_of(KernelInfo const& k) {
+  std::string s;
+  for (DType t : k.dtypes) s += std::string(s.empty() ? "" : ", ") + to_string(t);
+  return s;
+}
+
+std::string registered_names() {
+  std::string s;
+  for (auto const& k : kernels()) s += (s.empty() ? "" : ", ") + k.name;
+  return s.empty() ? "none" : s;
+}
+
+std::vector<std::int64_t> int_list(std::string const& opt, std::string const& text, std::int64_t min_value,
+                                   std::string const& what) {
+  std::vector<std::int64_t> v;
+  try {
+    v = h::parse_int_list(text);
+  } catch (std::invalid_argument const& e) {
+    throw BadInput(opt + ": " + e.what());
+  }
+  for (auto x : v)
+    if (x < min_value) throw BadInput(opt + ": " + what + ", found " + std::to_string(x));
+  return v;
+}
+
+std::vector<double> real_list(std::string const& opt, std::string const& text) {
+  try {
+    return h::parse_real_list(text);
+  } catch (std::invalid_argument const& e) {
+    throw BadInput(opt + ": " + e.what());
+  }
+}
+
+std::vector<std::string> name_list(std::string const& opt, std::string const& text) {
+  try {
+    return h::split_list(text);
+  } catch (std::invalid_argument const& e) {
+    throw BadInput(opt + ": " + e.what());
+  }
+}
+
+std::uint64_t case_seed(std::uint64_t seed, std::size_t index) {
+  std::uint64_t x = seed * 0x9E3779B97F4A7C15ull + std::uint64_t(index) + 1;
+  x = (x ^ (x >> 31)) * 0xBF58476D1CE4E5B9ull;
+  return x ^ (x >> 29);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+std::string fmt(char const* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string json_string(std::string const& s) {
+  std::string o = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\t': o += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          o += buf;
+        } else {
+          o += char(c);
+        }
+    }
+  }
+  return o + "\"";
+}
+
+std::string json_number(double v) {
+  if (!std::isfinite(v)) return "null";
+  return fmt("%.9g", v);
+}
+
+std::string csv_field(std::string const& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string o = "\"";
+  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return o + "\"";
+}
+
+class Reporter {
+ public:
+  Reporter(std::ostream& out, Format f, bool quiet) : out_(out), f_(f), quiet_(quiet) {}
+
+  void begin(h::DeviceInfo const& dev) {
+    if (f_ == Format::table) {
+      if (!quiet_) {
+        out_ << h::describe(dev) << "\n";
+        header();
+      }
+    } else if (f_ == Format::csv) {
+      out_ << "kernel,op,dtype,out_dtype,layout,m,n,k,lda,ldb,ldc,misalign,alpha,beta,reference,"
+              "rel_fro,max_abs,max_rel,tolerance,nonfinite,unwritten,over_bound,status,reason\n";
+    } else {
+      out_ << "{\n  \"device\": {\"name\": " << json_string(dev.name) << ", \"cc\": " << dev.cc
+           << ", \"sm_count\": " << dev.sm_count << ", \"driver_version\": " << dev.driver_version
+           << ", \"runtime_version\": " << dev.runtime_version
+           << ", \"cublas_version\": " << dev.cublas_version << "},\n  \"cases\": [";
+    }
+    out_.flush();
+  }
+
+  void record(Record const& r) {
+    (r.status == "pass" ? passed_ : r.status == "fail" ? failed_ : skipped_)++;
+    if (quiet_ && r.status != "fail") return;
+    Problem const& p = r.p;
+    bool const ran = r.status != "skip" && r.reference != "-";
+    if (f_ == Format::table) {
+      if (quiet_ && !header_done_) header();
+      char lds[64];
+      std::snprintf(lds, sizeof lds, "%lld/%lld/%lld", (long long)p.lda, (long long)p.ldb, (long long)p.ldc);
+      char line[512];
+      std::snprintf(line, sizeof line, "%-8s %-5s %-6s %6lld %6lld %6lld %17s %3d %6g %6g %-6s %9s %9s %s",
+                    r.kernel.c_str(), to_string(p.dtype), layout_string(p).c_str(), (long long)p.m,
+                    (long long)p.n, (long long)p.k, lds, r.misalign, p.alpha, p.beta, r.reference.c_str(),
+                    ran ? fmt("%.2e", r.st.rel_fro).c_str() : "-",
+                    ran ? fmt("%.2e", r.st.max_abs).c_str() : "-", r.status.c_str());
+      out_ << line;
+      if (!r.reason.empty()) out_ << ": " << r.reason;
+      out_ << "\n";
+    } else if (f_ == Format::csv) {
+      out_ << csv_field(r.kernel) << ',' << to_string(p.op) << ',' << to_string(p.dtype) << ','
+           << to_string(p.out_dtype) << ',' << layout_string(p) << ',' << p.m << ',' << p.n << ','
+           << p.k << ',' << p.lda << ',' << p.ldb << ',' << p.ldc << ',' << r.misalign << ','
+           << fmt("%.17g", p.alpha) << ',' << fmt("%.17g", p.beta) << ',' << r.reference << ','
+           << (ran ? fmt("%.6e", r.st.rel_fro) : "") << ',' << (ran ? fmt("%.6e", r.st.max_abs) : "")
+           << ',' << (ran ? fmt("%.6e", r.st.max_rel) : "") << ','
+           << (ran ? fmt("%.3e", r.st.tol) : "") << ',' << r.st.nonfinite << ',' << r.st.unwritten
+           << ',' << r.st.over_bound << ',' << r.status << ',' << csv_field(r.reason) << "\n";
+    } else {
+      out_ << (rows_ ? ",\n" : "\n") << "    {\"name\": " << json_string(case_name(r.kernel, p))
+           << ", \"kernel\": " << json_string(r.kernel) << ", \"op\": \"" << to_string(p.op)
+           << "\", \"dtype\": \"" << to_string(p.dtype) << "\", \"out_dtype\": \"" << to_string(p.out_dtype)
+           << "\", \"layout\": \"" << layout_string(p) << "\", \"m\": " << p.m << ", \"n\": " << p.n
+           << ", \"k\": " << p.k << ", \"lda\": " << p.lda << ", \"ldb\": " << p.ldb << ", \"ldc\": " << p.ldc
+           << ", \"misalign\": " << r.misalign << ", \"alpha\": " << json_number(p.alpha)
+           << ", \"beta\": " << json_number(p.beta) << ", \"reference\": " << json_string(r.reference)
+           << ", \"rel_fro\": " << (ran ? json_number(r.st.rel_fro) : "null")
+           << ", \"max_abs\": " << (ran ? json_number(r.st.max_abs) : "null")
+           << ", \"max_rel\": " << (ran ? json_number(r.st.max_rel) : "null")
+           << ", \"tolerance\": " << (ran ? json_number(r.st.tol) : "null")
+           << ", \"nonfinite\": " << r.st.nonfinite << ", \"unwritten\": " << r.st.unwritten
+           << ", \"over_bound\": " << r.st.over_bound << ", \"status\": " << json_string(r.status)
+           << ", \"reason\": " << json_string(r.reason) << "}";
+    }
+    ++rows_;
+    out_.flush();
+  }
+
+  // Prints the summary where it belongs: the last line of a table; for csv and json the summary
+  // goes to `summary` (stderr or stdout) so that the data stay parseable.
+  void end(std::ostream& summary, std::string const& note) {
+    std::string const line = "validate: " + std::to_string(passed_) + " passed, " +
+                             std::to_string(failed_) + " failed, " + std::to_string(skipped_) + " skipped";
+    if (f_ == Format::json) {
+      out_ << (rows_ ? "\n  " : "") << "],\n  \"passed\": " << passed_ << ", \"failed\": " << failed_
+           << ", \"skipped\": " << skipped_ << "\n}\n";
+    }
+    if (f_ == Format::table) {
+      if (!note.empty() && !quiet_) out_ << note << "\n";
+      out_ << line << "\n";
+      out_.flush();
+      if (&summary != &out_) summary << line << "\n";
+    } else {
+      out_.flush();
+      summary << line << "\n";
+    }
+    summary.flush();
+  }
+
+  int failed() const { return failed_; }
+
+ private:
+  void header() {
+    char line[256];
+    std::snprintf(line, sizeof line, "%-8s %-5s %-6s %6s %6s %6s %17s %3s %6s %6s %-6s %9s %9s %s", "kernel",
+                  "dtype", "layout", "M", "N", "K", "lda/ldb/ldc", "mis", "alpha", "beta", "ref",
+                  "rel_fro", "max_abs", "status");
+    out_ << line << "\n";
+    header_done_ = true;
+  }
+
+  std::ostream& out_;
+  Format f_;
+  bool quiet_;
+  bool header_done_ = false;
+  int passed_ = 0, failed_ = 0, skipped_ = 0;
+  std::size_t rows_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// One case
+
+struct Runner {
+  h::DeviceInfo dev;
+  cublasHandle_t handle = nullptr;
+  cudaStream_t stream = nullptr;
+  RefMode ref = RefMode::automatic;
+  std::uint64_t seed = 0;
+
+  std::string pick_reference(Problem const& p) const {
+    std::string const no_cublas = h::why_no_cublas(p);
+    if (ref == RefMode::host) return "host";
+    if (ref == RefMode::cublas) return "cublas";
+    double const work = p.op == OpKind::add ? double(p.m) * double(p.n) : double(p.m) * double(p.n) * double(p.k);
+    double const small = p.op == OpKind::add ? double(1 << 22) : double(1 << 24);
+    return (work <= small || !no_cublas.empty()) ? "host" : "cublas";
+  }
+
+  Record run(h::Case const& c, std::size_t index) {
+    Record r;
+    r.kernel = c.kernel->name;
+    r.p = c.problem;
+    r.misalign = c.misalign;
+    Problem const& p = r.p;
+    std::string const why = why_unsupported(*c.kernel, p, dev.cc);
+    if (!why.empty()) {
+      r.status = "skip";
+      r.reason = why;
+      return r;
+    }
+    r.reference = pick_reference(p);
+    try {
+      std::uint64_t const s = case_seed(seed, index);
+      h::CaseBuffers buf = h::make_buffers(p, c.misalign);
+      // Padding and slack stay NaN: a kernel that reads them poisons its output.
+      // fill_random(m, seed) is from_host(m, random_values(...)); the host copies feed the fp64
+      // reference (the GPU test HarnessGpu.FillPoisonToHost checks that they match the device).
+      bool const host_ref = r.reference == "host";
+      auto fill = [&](h::DeviceMatrix& m, std::uint64_t sd, std::vector<double>* keep) {
+        h::poison(m);
+        std::vector<double> v = h::random_values(m.dtype(), m.rows() * m.cols(), sd);
+        h::from_host(m, v);
+        if (keep && host_ref) *keep = std::move(v);
+      };
+      std::vector<double> A, B, C;
+      fill(buf.a, s * 4 + 0, &A);
+      fill(buf.b, s * 4 + 1, &B);
+      if (!buf.c.empty()) fill(buf.c, s * 4 + 2, &C);
+      h::poison(buf.d);
+      Operands const ops = buf.operands();
+
+      h::DeviceMatrix ref_d;
+      if (r.reference == "cublas") {
+        ref_d = h::DeviceMatrix(p.out_dtype, p.m, p.n, p.c, p.ldc, c.misalign);
+        h::poison(ref_d);
+        Operands rops = ops;
+        rops.d = ref_d.data();
+        h::reference_cublas(p, rops, handle, stream);
+        LOOM_CUDA(cudaGetLastError());
+      }
+      LOOM_CUDA(cudaDeviceSynchronize());
+
+      {
+        h::NvtxRange range(case_name(r.kernel, p));
+        std::string const err = run_kernel(*c.kernel, p, ops, stream, dev.cc);
+        if (!err.empty()) {
+          r.status = "fail";
+          r.reason = one_line(err);
+          return r;
+        }
+        LOOM_CUDA(cudaGetLastError());
+        LOOM_CUDA(cudaStreamSynchronize(stream));
+      }
+
+      std::vector<double> const out = h::to_host(buf.d);
+      std::vector<double> ref;
+      if (r.reference == "cublas") {
+        ref = h::to_host(ref_d);
+      } else {
+        ref = h::reference_host(p, A, B, C);
+      }
+      r.st = h::compare(out, ref, p.out_dtype, p);
+      r.status = r.st.pass ? "pass" : "fail";
+      r.reason = r.st.why;
+    } catch (std::exception const& e) {
+      r.status = "fail";
+      r.reason = one_line(e.what());
+    }
+    return r;
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+
+int run(int argc, char** argv) {
+  CLI::App app{
+      "Checks every registered Loom kernel against cuBLAS or an fp64 host reference.\n"
+      "Lists take CUTLASS-profiler syntax: 1024, 1,7,127, 1024:8192:1024 (inclusive), or mixtures.\n"
+      "An explicit list replaces the default sweep for that dimension only.\n"
+      "Exit status: 0 all passed, 1 a case failed, 2 bad input or no usable GPU.",
+      "loom-validate"};
+  std::string kernels_s, op_s, dtypes_s, layouts_s, m_s, n_s, k_s, alpha_s, beta_s, pad_s, mis_s;
+  std::string ref_s = "auto", format_s = "table", output_s;
+  std::uint64_t seed = 20240601;
+  int device = 0;
+  bool list = false, quiet = false;
+  app.add_option("--kernels", kernels_s, "Comma list of kernels (default: all registered)");
+  app.add_option("--op", op_s, "add or gemm (default: every op that has kernels)");
+  app.add_option("--dtypes", dtypes_s, "Comma list of f32, f16, bf16");
+  app.add_option("--layouts", layouts_s, "Comma list of A,B,C orders, e.g. ccc,rrr,crc");
+  app.add_option("--m", m_s, "M sweep");
+  app.add_option("--n", n_s, "N sweep");
+  app.add_option("--k", k_s, "K sweep (gemm)");
+  app.add_option("--alpha", alpha_s, "alpha sweep");
+  app.add_option("--beta", beta_s, "beta sweep");
+  app.add_option("--ld-pad", pad_s, "Elements added to every leading dimension");
+  app.add_option("--misalign", mis_s, "Element offset of every base pointer");
+  app.add_option("--seed", seed, "Random seed (each case derives its own)");
+  app.add_option("--reference", ref_s,
+                 "auto (host fp64 for small cases and dtypes cuBLAS lacks, else cuBLAS), cublas, host");
+  app.add_option("--format", format_s, "table, csv or json");
+  app.add_option("--output", output_s, "Write the report to FILE (the summary line still goes to stdout)");
+  app.add_option("--device", device, "CUDA device ordinal");
+  app.add_flag("--list", list, "List the registered kernels and exit");
+  app.add_flag("--quiet", quiet, "Report only failures and the summary");
+  try {
+    app.parse(argc, argv);
+  } catch (CLI::ParseError const& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    throw BadInput(one_line(e.what()));
+  }
+
+  if (list) {
+    std::printf("%-10s %-5s %-16s %-7s %s\n", "kernel", "op", "dtypes", "min_cc", "description");
+    for (auto const& k : kernels())
+      std::printf("%-10s %-5s %-16s %d.%-5d %s\n", k.name.c_str(), to_string(k.op), dtypes_of(k).c_str(),
+                  k.min_cc / 10, k.min_cc % 10, k.description.c_str());
+    return 0;
+  }
+
+  // --- what to run ----------------------------------------------------------------------------
+  bool const explicit_kernels = !kernels_s.empty() || app.count("--kernels");
+  std::vector<KernelInfo const*> sel;
+  if (explicit_kernels) {
+    for (auto const& name : name_list("--kernels", kernels_s)) {
+      KernelInfo const* k = find_kernel(name);
+      if (!k) throw BadInput("unknown kernel \"" + name + "\" (registered: " + registered_names() + ")");
+      if (std::find(sel.begin(), sel.end(), k) == sel.end()) sel.push_back(k);
+    }
+  } else {
+    for (auto const& k : kernels()) sel.push_back(&k);
+  }
+  if (app.count("--op")) {
+    OpKind op;
+    if (!parse_op(op_s, &op)) throw BadInput("unknown op \"" + op_s + "\" (add or gemm)");
+    if (explicit_kernels) {
+      for (auto* k : sel)
+        if (k->op != op)
+          throw BadInput("kernel " + k->name + " computes " + to_string(k->op) + ", not " + to_string(op));
+    } else {
+      std::erase_if(sel, [&](KernelInfo const* k) { return k->op != op; });
+      if (sel.empty()) throw BadInput(std::string("no registered kernel computes ") + to_string(op));
+    }
+  }
+  if (sel.empty()) throw BadInput("no kernels registered");
+
+  std::vector<DType> dtypes;
+  if (app.count("--dtypes")) {
+    for (auto const& s : name_list("--dtypes", dtypes_s)) {
+      DType t;
+      if (!parse_dtype(s, &t)) throw BadInput("unknown dtype \"" + s + "\" (f32, f16, bf16)");
+      if (std::find(dtypes.begin(), dtypes.end(), t) == dtypes.end()) dtypes.push_back(t);
+    }
+    for (DType t : dtypes) {
+      bool any = false;
+      for (auto* k : sel) {
+        bool const has = std::find(k->dtypes.begin(), k->dtypes.end(), t) != k->dtypes.end();
+        if (explicit_kernels && !has)
+          throw BadInput("kernel " + k->name + " does not support dtype " + to_string(t) + " (it supports " +
+                         dtypes_of(*k) + ")");
+        any = any || has;
+      }
+      if (!any) throw BadInput(std::string("no selected kernel supports dtype ") + to_string(t));
+    }
+  }
+  std::vector<std::string> layouts;
+  if (app.count("--layouts")) {
+    for (auto const& s : name_list("--layouts", layouts_s)) {
+      Problem tmp;
+      if (!parse_layout(s, &tmp))
+        throw BadInput("bad layout \"" + s + "\": expected three letters c or r, the orders of A, B, C");
+      layouts.push_back(s);
+    }
+  }
+  auto given = [&](char const* opt) { return app.count(opt) > 0; };
+  std::vector<std::int64_t> ms, ns, ks, pads, mis;
+  if (given("--m")) ms = int_list("--m", m_s, 1, "sizes must be positive");
+  if (given("--n")) ns = int_list("--n", n_s, 1, "sizes must be positive");
+  if (given("--k")) ks = int_list("--k", k_s, 1, "sizes must be positive");
+  if (given("--ld-pad")) pads = int_list("--ld-pad", pad_s, 0, "padding must be non-negative");
+  if (given("--misalign")) mis = int_list("--misalign", mis_s, 0, "misalignment must be non-negative");
+  for (auto p : pads)
+    if (p > (1 << 20)) throw BadInput("--ld-pad: padding above 1048576 elements, found " + std::to_string(p));
+  for (auto x : mis)
+    if (x > 4096) throw BadInput("--misalign: offsets above 4096 elements, found " + std::to_string(x));
+  std::vector<double> alphas, betas;
+  if (given("--alpha")) alphas = real_list("--alpha", alpha_s);
+  if (given("--beta")) betas = real_list("--beta", beta_s);
+
+  RefMode ref;
+  if (ref_s == "auto") ref = RefMode::automatic;
+  else if (ref_s == "cublas") ref = RefMode::cublas;
+  else if (ref_s == "host") ref = RefMode::host;
+  else throw BadInput("unknown --reference \"" + ref_s + "\" (auto, cublas, host)");
+  Format format;
+  if (format_s == "table") format = Format::table;
+  else if (format_s == "csv") format = Format::csv;
+  else if (format_s == "json") format = Format::json;
+  else throw BadInput("unknown --format \"" + format_s + "\" (table, csv, json)");
+  if (device < 0) throw BadInput("--device: ordinal must be non-negative, found " + std::to_string(device));
+
+  std::vector<h::Case> cases;
+  for (OpKind op : {OpKind::add, OpKind::gemm}) {
+    h::SweepSpec spec = h::default_validate_sweep(op);
+    spec.kernels.clear();
+    for (auto* k : sel)
+      if (k->op == op) spec.kernels.push_back(k->name);
+    if (spec.kernels.empty()) continue;
+    if (!dtypes.empty()) spec.dtypes = dtypes;
+    if (!layouts.empty()) spec.layouts = layouts;
+    if (!ms.empty() || !ns.empty()) spec.mn_pairs.clear();
+    if (!ms.empty()) spec.m = ms;
+    if (!ns.empty()) spec.n = ns;
+    if (!ks.empty()) spec.k = ks;
+    if (!alphas.empty() || !betas.empty()) spec.ab_pairs.clear();
+    if (!alphas.empty()) spec.alpha = alphas;
+    if (!betas.empty()) spec.beta = betas;
+    if (!pads.empty()) spec.ld_pad = pads;
+    if (!mis.empty()) spec.misalign.assign(mis.begin(), mis.end());
+    auto more = h::expand(spec);
+    cases.insert(cases.end(), more.begin(), more.end());
+  }
+  if (ref == RefMode::cublas)
+    for (auto const& c : cases) {
+      std::string const why = h::why_no_cublas(c.problem);
+      if (!why.empty())
+        throw BadInput("--reference=cublas: " + why + " (" + case_name(c.kernel->name, c.problem) +
+                       "); use --reference=auto or host");
+    }
+
+  // --- the GPU ----------------------------------------------------------------------------------
+  Runner runner;
+  runner.dev = h::query_device(device);  // NoGpu: "no CUDA GPU found"
+  runner.ref = ref;
+  runner.seed = seed;
+  {
+    KernelInfo const* too_old = nullptr;
+    bool any_ok = false;
+    for (auto* k : sel) {
+      if (runner.dev.cc < k->min_cc) too_old = too_old ? too_old : k;
+      else any_ok = true;
+    }
+    if (too_old && (explicit_kernels || !any_ok))
+      throw BadInput("kernel " + too_old->name + " needs compute capability " + std::to_string(too_old->min_cc / 10) +
+                     "." + std::to_string(too_old->min_cc % 10) + "; GPU " + std::to_string(device) + " (" +
+                     runner.dev.name + ") has " + std::to_string(runner.dev.cc / 10) + "." +
+                     std::to_string(runner.dev.cc % 10));
+  }
+  LOOM_CUDA(cudaSetDevice(device));
+  LOOM_CUDA(cudaStreamCreate(&runner.stream));
+  LOOM_CUBLAS(cublasCreate(&runner.handle));
+
+  std::ofstream file;
+  if (!output_s.empty()) {
+    file.open(output_s);
+    if (!file) throw BadInput("cannot write --output file \"" + output_s + "\"");
+  }
+  std::ostream& out = output_s.empty() ? std::cout : file;
+  std::ostream& summary = (output_s.empty() && format != Format::table) ? std::cerr : std::cout;
+  Reporter rep(out, format, quiet);
+  rep.begin(runner.dev);
+
+  auto const t0 = std::chrono::steady_clock::now();
+  bool aborted = false;
+  std::string abort_reason;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    Record r = runner.run(cases[i], i);
+    bool const failed = r.status == "fail";
+    rep.record(r);
+    if (failed) {
+      // A fault in a kernel (illegal address, ...) leaves the context unusable: stop there.
+      cudaError_t const e = cudaDeviceSynchronize();
+      if (e != cudaSuccess) {
+        aborted = true;
+        abort_reason = "CUDA context lost after " + case_name(r.kernel, r.p) + " (" + cudaGetErrorString(e) +
+                       "); " + std::to_string(cases.size() - i - 1) + " cases not run";
+        break;
+      }
+    }
+  }
+  double const secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  char note[128];
+  std::snprintf(note, sizeof note, "%zu cases in %.1f s", cases.size(), secs);
+  if (aborted) std::cerr << "loom-validate: " << abort_reason << "\n";
+  rep.end(summary, note);
+
+  cublasDestroy(runner.handle);
+  cudaStreamDestroy(runner.stream);
+  return (rep.failed() > 0 || aborted) ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+#if defined(__GLIBC__)
+  // Every case allocates host vectors of up to a few MB; keep them on the heap instead of fresh
+  // mmaps, whose page faults would otherwise cost more than the comparisons.
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+  try {
+    return run(argc, argv);
+  } catch (h::NoGpu const& e) {
+    std::fprintf(stderr, "loom-validate: %s\n", e.what());
+  } catch (BadInput const& e) {
+    std::fprintf(stderr, "loom-validate: %s\n", e.what());
+  } catch (std::exception const& e) {
+    std::fprintf(stderr, "loom-validate: %s\n", one_line(e.what()).c_str());
+  }
+  return 2;
+}
