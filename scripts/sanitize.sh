@@ -19,7 +19,7 @@ if [[ ${LOOM_SKIP_BUILD:-0} != 1 ]]; then
   loom_build >&2
 fi
 validate=
-for cand in "$BUILD_DIR/loom-validate" "$BUILD_DIR/validate/loom-validate"; do
+for cand in "$BUILD_DIR/loom-validate"; do
   if [[ -x $cand ]]; then validate=$cand; break; fi
 done
 [[ -n $validate ]] || { echo "sanitize.sh: loom-validate not found under $BUILD_DIR" >&2; exit 1; }
