@@ -766,6 +766,8 @@ int main(int argc, char** argv) {
   ctx("loom_cc", std::to_string(d.cc / 10) + "." + std::to_string(d.cc % 10));
   ctx("loom_sm_count", std::to_string(d.sm_count));
   ctx("loom_driver", version(d.driver_version));
+  std::string const nvidia_driver = harness::nvidia_driver_version(d.ordinal);
+  ctx("loom_nvidia_driver", nvidia_driver.empty() ? std::string("unavailable (no nvidia-smi)") : nvidia_driver);
   ctx("loom_cuda_runtime", version(d.runtime_version));
   ctx("loom_cublas", std::to_string(d.cublas_version / 10000) + "." +
                          std::to_string(d.cublas_version / 100 % 100) + "." +

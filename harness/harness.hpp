@@ -90,6 +90,10 @@ struct Clocks {
 };
 // Current clocks from `nvidia-smi --query-gpu=clocks.sm,clocks.mem`; -1 where unavailable.
 Clocks current_clocks(int ordinal = 0);
+// One line of `nvidia-smi --query-gpu=FIELDS` for this GPU; empty when nvidia-smi is unavailable.
+std::string nvidia_smi_query(int ordinal, std::string const& fields);
+// The NVIDIA kernel driver's version (e.g. 580.159.04); empty when unavailable.
+std::string nvidia_driver_version(int ordinal = 0);
 
 // ---------------------------------------------------------------------------------------------
 // Sweeps (CUTLASS-profiler syntax)

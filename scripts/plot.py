@@ -11,6 +11,7 @@ kernels' rows are printed to stdout last. Needs pandas and matplotlib.
 """
 
 import argparse
+import glob
 import json
 import math
 import os
@@ -235,7 +236,8 @@ def header(ctx, json_path, command):
         f"- GPU: {get('loom_device')} ({get('loom_sm_count')} SMs, compute capability {get('loom_cc')}, "
         f"max SM clock {get('loom_sm_clock_max_mhz')} MHz, L2 {l2_mib} MiB)",
         f"- Clocks at start: {get('loom_clocks_at_start')}",
-        f"- Driver {get('loom_driver')}, CUDA runtime {get('loom_cuda_runtime')}, cuBLAS {get('loom_cublas')}",
+        f"- NVIDIA driver {get('loom_nvidia_driver')} (CUDA driver API {get('loom_driver')}), "
+        f"CUDA runtime {get('loom_cuda_runtime')}, cuBLAS {get('loom_cublas')}",
         f"- Peaks: {get('loom_peaks')}",
         f"- Timing: {get('loom_timing')}",
         f"- Host: {get('host_name')}, Google Benchmark library built as {get('library_build_type')}",
@@ -250,12 +252,45 @@ def header(ctx, json_path, command):
     return lines
 
 
+def extra_sections(folder):
+    """Validation, sanitizer and Nsight Compute summaries from the same run, verbatim."""
+    out = []
+    validate = os.path.join(folder, "validate.txt")
+    if os.path.isfile(validate):
+        with open(validate) as f:
+            lines = [ln.rstrip() for ln in f if ln.strip()]
+        if lines:
+            out += ["## Validation against cuBLAS and fp64", "",
+                    "`build/loom-validate --quiet` (the default sweep: ragged sizes, every layout, padded "
+                    "and misaligned leading dimensions, alpha/beta other than 1/0), in the same run:", "",
+                    "```", *lines[-20:], "```", ""]
+    sanitize = sorted(glob.glob(os.path.join(folder, "sanitize_*.log")))
+    if sanitize:
+        out += ["## compute-sanitizer", "", "`scripts/sanitize.sh`:", "", "```"]
+        for path in sanitize:
+            tool = os.path.basename(path)[len("sanitize_"):-len(".log")]
+            with open(path) as f:
+                summary = [ln.strip() for ln in f if "ERROR SUMMARY" in ln or "RACECHECK SUMMARY" in ln]
+            out.append(f"{tool}: " + (summary[-1] if summary else "no error reported"))
+        out += ["```", ""]
+    for path in sorted(glob.glob(os.path.join(folder, "profile_*.txt"))):
+        if path.endswith(".details.txt"):
+            continue
+        name = os.path.basename(path)[len("profile_"):-len(".txt")]
+        with open(path) as f:
+            body = f.read().rstrip()
+        out += [f"## Nsight Compute: {name}", "", f"`scripts/profile.sh {name}`:", "", "```", body, "```", ""]
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description="Plot a loom-bench JSON and regenerate RESULTS.md.")
     ap.add_argument("bench_json")
     ap.add_argument("--out-dir", default="results", help="where the PNGs go (default: results)")
     ap.add_argument("--results-md", help="write this markdown file (e.g. RESULTS.md)")
     ap.add_argument("--command", default="", help="the command that produced the numbers, for the header")
+    ap.add_argument("--extra", help="a results folder whose validate.txt, sanitize_*.log and profile_*.txt "
+                                    "summaries are appended to the markdown")
     args = ap.parse_args()
 
     ctx, benchmarks = load(args.bench_json)
@@ -286,6 +321,9 @@ def main():
             md += table(g, op) + [""]
             labels = sorted({r.label for r in g.itertuples() if r.label})
             md += [f"Note: {lab}." for lab in labels] + ([""] if labels else [])
+
+    if args.extra:
+        md += extra_sections(args.extra)
 
     if args.results_md:
         with open(args.results_md, "w") as f:

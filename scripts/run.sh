@@ -28,10 +28,24 @@ if [[ ! -s results/bench.json ]]; then
   exit "$(( sweep_rc ? sweep_rc : 1 ))"
 fi
 
+# compute-sanitizer over a small validate sweep, and one Nsight Compute profile per kernel; their
+# summaries go into RESULTS.md with the numbers.
+sanitize_rc=0
+LOOM_SKIP_BUILD=1 bash scripts/sanitize.sh > results/sanitize.txt 2>&1 || sanitize_rc=$?
+[[ $sanitize_rc -eq 0 ]] || echo "run.sh: scripts/sanitize.sh reported errors (results/sanitize.txt)" >&2
+if command -v ncu >/dev/null; then
+  for k in $("$BUILD_DIR/loom-validate" --list | awk 'NR > 1 { print $1 }'); do
+    LOOM_SKIP_BUILD=1 bash scripts/profile.sh "$k" > /dev/null 2>&1 ||
+      echo "run.sh: scripts/profile.sh $k failed (results/profile_$k.log)" >&2
+  done
+fi
+
 command="scripts/run.sh"
 for a in "$@"; do command+=" $(printf '%q' "$a")"; done
-python3 scripts/plot.py results/bench.json --out-dir docs/plots --results-md RESULTS.md --command "$command"
+python3 scripts/plot.py results/bench.json --out-dir docs/plots --results-md RESULTS.md --command "$command" \
+  --extra results
 if [[ $sweep_rc -ne 0 ]]; then
   echo "run.sh: loom-bench exited with status $sweep_rc (some benchmarks failed; see above)" >&2
 fi
-exit "$sweep_rc"
+[[ $sweep_rc -ne 0 ]] && exit "$sweep_rc"
+exit "$sanitize_rc"
