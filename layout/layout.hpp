@@ -350,21 +350,19 @@ constexpr Tile make_tile(Ts const&... ts) {
 }
 
 // dice for tilers: keep the modes where the Step c is not X.
-constexpr IntTuple dice_tree(Tile& out, Tile const& t, IntTuple const& c, IntTuple const& node,
-                             TupleBuilder* into) {
+constexpr void dice_into(TupleBuilder& into, Tile& out, Tile const& t, IntTuple const& c, IntTuple const& node) {
   if (is_tuple(c)) {
     LOOM_REQUIRE(is_tuple(node) && rank(c) == rank(node), "dice: step rank does not match the tiler");
-    for (int i = 0; i < rank(c); ++i) dice_tree(out, t, get(c, i), get(node, i), into);
-    return {};
+    for (int i = 0; i < rank(c); ++i) dice_into(into, out, t, get(c, i), get(node, i));
+  } else if (!is_underscore(c)) {
+    into.push(out.graft(t, node));
   }
-  if (!is_underscore(c)) into->push(out.graft(t, node));
-  return {};
 }
 constexpr Tile dice(IntTuple const& c, Tile const& t) {
   if (is_leaf(c)) return is_underscore(c) ? Tile{} : t;
   Tile r;
   TupleBuilder b;
-  dice_tree(r, t, c, t.tree, &b);
+  dice_into(b, r, t, c, t.tree);
   r.tree = b.done();
   return r;
 }
