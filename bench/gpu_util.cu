@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "harness/harness.hpp"
+#include "kernels/numeric.cuh"
 
 namespace loom::bench {
 namespace {
@@ -31,13 +32,6 @@ __host__ __device__ inline std::uint64_t splitmix64(std::uint64_t z) {
   return z ^ (z >> 31);
 }
 
-template <class T>
-__device__ inline T from_float(float x) {
-  if constexpr (std::is_same_v<T, float>) return x;
-  else if constexpr (std::is_same_v<T, __half>) return __float2half_rn(x);
-  else return __float2bfloat16_rn(x);
-}
-
 // Element i: k = hash(seed, i) mod (2^(bits+1) + 1) - 2^bits, a value in [-2^bits, 2^bits];
 // the element is k * 2^-bits, or 0.5 for k = 0.
 template <class T>
@@ -48,7 +42,7 @@ __global__ void fill_kernel(T* p, std::int64_t n, std::uint64_t key, int bits) {
        i += std::int64_t(gridDim.x) * blockDim.x) {
     std::uint64_t const r = splitmix64(key ^ (std::uint64_t(i) * 0xD1B54A32D192ED03ull));
     std::int64_t const k = std::int64_t(r % range) - (std::int64_t(1) << bits);
-    p[i] = from_float<T>(k == 0 ? 0.5f : float(k) * scale);
+    p[i] = loom::from_f32<T>(k == 0 ? 0.5f : float(k) * scale);
   }
 }
 

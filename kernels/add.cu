@@ -18,24 +18,12 @@
 
 #include <cstdint>
 
+#include "kernels/numeric.cuh"
 #include "kernels/registry.hpp"
 #include "layout/tensor.hpp"
 
 namespace loom {
 namespace {
-
-template <class T>
-__device__ __forceinline__ float to_f32(T x) {
-  if constexpr (std::is_same_v<T, float>) return x;
-  else if constexpr (std::is_same_v<T, __half>) return __half2float(x);
-  else return __bfloat162float(x);
-}
-template <class T>
-__device__ __forceinline__ T from_f32(float x) {
-  if constexpr (std::is_same_v<T, float>) return x;
-  else if constexpr (std::is_same_v<T, __half>) return __float2half_rn(x);
-  else return __float2bfloat16_rn(x);
-}
 
 template <class T>
 struct AddArgs {
