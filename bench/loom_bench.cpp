@@ -81,6 +81,12 @@ struct Options {
 // The default sweep's sizes: square, M = N. 16384^2 fp32 is 1 GiB per operand.
 std::vector<std::int64_t> const kDefaultAddSizes = {2048, 4096, 8192, 16384};
 std::vector<std::int64_t> const kDefaultGemmSizes = {1024, 2048, 4096, 8192};
+// (M, N, K) of the default gemm sweep.
+struct Mnk {
+  std::int64_t m, n, k;
+};
+std::vector<Mnk> const kDefaultGemmShapes = {
+    {4096, 4096, 4096}, {8192, 8192, 8192}, {128, 8192, 8192}, {512, 14336, 4096}, {8192, 8192, 512}};
 
 std::vector<std::int64_t> size_list(char const* opt, std::string const& text) {
   std::vector<std::int64_t> v;
@@ -135,8 +141,26 @@ std::vector<harness::SweepSpec> build_specs(Options const& o) {
     std::vector<std::string> add_kernels;
     for (auto const& k : loom::kernels())
       if (k.op == OpKind::add) add_kernels.push_back(k.name);
-    if (add_kernels.empty()) return specs;
-    for (std::int64_t m : kDefaultAddSizes) {
+    // gemm, each kernel over its own dtypes, column-major: the squares of the performance bars and
+    // the skinny shapes (M small, N/K large; K small) where tile choice matters.
+    for (auto const& k : loom::kernels()) {
+      if (k.op != OpKind::gemm) continue;
+      for (auto const& [m, n, kk] : kDefaultGemmShapes) {
+        bool const skinny = !(m == n && n == kk);
+        bool const fp32 = std::find(k.dtypes.begin(), k.dtypes.end(), DType::f32) != k.dtypes.end();
+        if (skinny && !fp32) continue;  // the skinny bar is the SGEMM's
+        harness::SweepSpec s = base(OpKind::gemm, {k.name});
+        s.m = {m};
+        s.n = {n};
+        s.k = {kk};
+        s.alpha = {1.0};
+        s.beta = {0.0};
+        s.dtypes = k.dtypes;
+        s.layouts = {"ccc"};
+        specs.push_back(s);
+      }
+    }
+    for (std::int64_t m : add_kernels.empty() ? std::vector<std::int64_t>{} : kDefaultAddSizes) {
       harness::SweepSpec s = base(OpKind::add, add_kernels);
       s.m = s.n = s.k = {m};
       s.alpha = {1.0};
