@@ -32,7 +32,7 @@ for png in add_f32_ccc add_f16_ccc add_f32_rrr; do
   check "RESULTS.md links $png.png" grep -qF "(plots/$png.png)" "$work/RESULTS.md"
 done
 check "header names the GPU" grep -qF "NVIDIA H100 80GB HBM3" "$work/RESULTS.md"
-check "header has the versions" grep -qF "Driver 13.0, CUDA runtime 13.0, cuBLAS 13.0.0" "$work/RESULTS.md"
+check "header has the versions" grep -qF "NVIDIA driver 580.159.04 (CUDA driver API 13.0), CUDA runtime 13.0, cuBLAS 13.0.0" "$work/RESULTS.md"
 check "header has the command" grep -qF -- '- Command: `scripts/run.sh`' "$work/RESULTS.md"
 check "table header" grep -qF "| kernel | dtype | layout | shape | median µs | GB/s | % of peak | vs cuBLAS |" "$work/RESULTS.md"
 check "table row of the bar case" grep -qE '^\| add \| f32 \| ccc \| 16384x16384 \| 1070\.2 \| 3,010\.0 \| 89\.8 \| 1\.038 \|$' "$work/RESULTS.md"
