@@ -940,8 +940,14 @@ std::string fmt_g(double v) {
 
 }  // namespace
 
+double typical_rms(Problem const& p) {
+  double const a2 = p.alpha * p.alpha, b2 = p.beta * p.beta;
+  if (p.op == OpKind::add) return std::sqrt((a2 + b2) / 3);
+  return std::sqrt(a2 * double(std::max<std::int64_t>(p.k, 0)) / 9 + b2 / 3);
+}
+
 ErrorStats compare(std::vector<double> const& out, std::vector<double> const& ref, DType out_dtype,
-                   Problem const& p) {
+                   Problem const& p, double typical) {
   ErrorStats st;
   st.tol = tolerance(out_dtype, p.op, p.k);
   if (out.size() != ref.size()) {
@@ -980,7 +986,7 @@ ErrorStats compare(std::vector<double> const& out, std::vector<double> const& re
     ref2 += part_ref2[std::size_t(c)];
     nfin += part_nfin[std::size_t(c)];
   }
-  double const rms = nfin ? std::sqrt(ref2 / double(nfin)) : 0.0;
+  double const rms = std::max(nfin ? std::sqrt(ref2 / double(nfin)) : 0.0, typical);
   double const u = unit_roundoff(out_dtype), u32 = std::ldexp(1.0, -24);
 
   // Pass 2: errors per chunk.
@@ -1055,7 +1061,7 @@ ErrorStats compare(std::vector<double> const& out, std::vector<double> const& re
       worst >= 0 ? element(worst) + " (error " + fmt_g(std::fabs(out[std::size_t(worst)] - ref[std::size_t(worst)])) +
                        " > bound " + fmt_g(worst_bound) + ")"
                  : std::string();
-  double const ref_norm = std::sqrt(ref2);
+  double const ref_norm = std::max(std::sqrt(ref2), typical * std::sqrt(double(nfin)));
   st.rel_fro = ref_norm > 0 ? std::sqrt(diff2) / ref_norm : std::sqrt(diff2);
 
   std::vector<std::string> why;

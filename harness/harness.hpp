@@ -187,6 +187,11 @@ class DeviceMatrix {
 void fill_random(DeviceMatrix&, std::uint64_t seed);
 // The host values fill_random writes, logical column-major (for tests).
 std::vector<double> random_values(DType, std::int64_t count, std::uint64_t seed);
+// The RMS a result of p has for random_values() inputs (each of variance about 1/3) when nothing
+// cancels: sqrt(alpha^2 K/9 + beta^2/3) for gemm, sqrt((alpha^2 + beta^2)/3) for add. compare()
+// takes it as a floor for the reference's scale, so that one dot product that happens to cancel
+// (a 1x1 output, say) is not held to a relative error its rounding cannot meet.
+double typical_rms(Problem const&);
 // Every byte 0xFF (NaN in f32, f16 and bf16), padding included.
 void poison(DeviceMatrix&);
 // Logical elements, column-major by (i, j), as double.
@@ -252,11 +257,12 @@ double unit_roundoff(DType);
 // value, counts as unwritten), rel_fro <= tolerance(), and every element is within
 //   add:  |out - ref| <= 1.001 * u(out) * |ref| + 16 * 2^-24 * (|ref| + rms(ref))
 //   gemm: |out - ref| <= 4 * tolerance * (|ref| + rms(ref))
-// so that a few wrong elements in a large matrix cannot hide in the Frobenius norm. When
-// ||ref|| == 0, rel_fro is the absolute ||out - ref|| and the element bound is the tolerance. A reference beyond the output type's range
+// so that a few wrong elements in a large matrix cannot hide in the Frobenius norm. `typical` (see
+// typical_rms) floors rms(ref) here and ||ref||_F in rel_fro at typical * sqrt(elements). When
+// the floored ||ref|| is 0, rel_fro is the absolute ||out - ref|| and the element bound is the tolerance. A reference beyond the output type's range
 // accepts the infinity of the same sign.
 ErrorStats compare(std::vector<double> const& out, std::vector<double> const& ref, DType out_dtype,
-                   Problem const& p);
+                   Problem const& p, double typical = 0);
 
 // ---------------------------------------------------------------------------------------------
 // Profiling

@@ -170,3 +170,27 @@ TEST(HarnessCompare, RoundedOutputPassesOneBadElementFails) {
 }
 
 }  // namespace
+
+namespace {
+
+// A 1x1 gemm whose dot product cancels: its rounding error is small next to the inputs' scale but
+// large next to the result. The typical-RMS floor accepts it; a wrong result still fails.
+TEST(HarnessCompare, TypicalRmsFloorsTheScaleOfCancellingDotProducts) {
+  Problem p = gemm_problem(1, 1, 1024);
+  p.alpha = 1;
+  p.beta = 0;
+  EXPECT_DOUBLE_EQ(typical_rms(p), std::sqrt(1024.0 / 9));
+  std::vector<double> const ref = {1e-3};
+  std::vector<double> const out = {1e-3 + 2e-7};  // a few ulps of the partial sums (about 10)
+  EXPECT_FALSE(compare(out, ref, DType::f32, p).pass);
+  EXPECT_TRUE(compare(out, ref, DType::f32, p, typical_rms(p)).pass);
+  std::vector<double> const wrong = {1e-3 + 1e-2};
+  EXPECT_FALSE(compare(wrong, ref, DType::f32, p, typical_rms(p)).pass);
+  // add: sqrt((alpha^2 + beta^2) / 3).
+  Problem a = add_problem(4, 4);
+  a.alpha = 1;
+  a.beta = 1;
+  EXPECT_DOUBLE_EQ(typical_rms(a), std::sqrt(2.0 / 3));
+}
+
+}  // namespace

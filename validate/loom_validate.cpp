@@ -338,7 +338,7 @@ struct Runner {
       } else {
         ref = h::reference_host(p, A, B, C);
       }
-      r.st = h::compare(out, ref, p.out_dtype, p);
+      r.st = h::compare(out, ref, p.out_dtype, p, h::typical_rms(p));
       r.status = r.st.pass ? "pass" : "fail";
       r.reason = r.st.why;
     } catch (std::exception const& e) {
