@@ -83,6 +83,38 @@ struct TiledMMA {
 
   constexpr ThrMMA get_slice(i64 thr) const;
   constexpr ThrMMA get_thread_slice(i64 thr) const;
+
+  // thread index -> index of its (ThrV,ThrM,ThrN,ThrK) coordinate; the identity for the compact
+  // thread layouts make_tiled_mma builds, and still right when the thread layout has holes.
+  constexpr Layout thridx_to_thrid() const {
+    Layout full = make_layout(thr_layout_vmnk, complement(thr_layout_vmnk));
+    return composition(make_layout(make_shape(loom::size(thr_layout_vmnk), 1), make_stride(1, 0)),
+                       right_inverse(full));
+  }
+
+  // (thread index, value) -> column-major index in the (TileM,TileK), (TileN,TileK) or
+  // (TileM,TileN) tile: CuTe's get_layoutA_TV / B_TV / C_TV, which make_tiled_copy_A/B/C tile
+  // copies with. A is the same for every N-thread (stride 0), B for every M-thread.
+  constexpr Layout get_layoutA_TV() const {
+    Layout ref = make_layout(make_shape(tile_size_mnk(0), tile_size_mnk(2)));
+    Tile bcast = make_tile(_, make_tile(make_layout(make_shape(loom::size(get(thr_layout_vmnk, 1)),
+                                                               loom::size(get(thr_layout_vmnk, 2))),
+                                                    make_stride(1, 0)),
+                                        _));
+    return composition(composition(thrfrg_A(ref), make_tile(bcast, _)), make_tile(thridx_to_thrid(), _));
+  }
+  constexpr Layout get_layoutB_TV() const {
+    Layout ref = make_layout(make_shape(tile_size_mnk(1), tile_size_mnk(2)));
+    Tile bcast = make_tile(_, make_tile(make_layout(make_shape(loom::size(get(thr_layout_vmnk, 1)),
+                                                               loom::size(get(thr_layout_vmnk, 2))),
+                                                    make_stride(0, 1)),
+                                        _));
+    return composition(composition(thrfrg_B(ref), make_tile(bcast, _)), make_tile(thridx_to_thrid(), _));
+  }
+  constexpr Layout get_layoutC_TV() const {
+    Layout ref = make_layout(make_shape(tile_size_mnk(0), tile_size_mnk(1)));
+    return composition(thrfrg_C(ref), make_tile(thridx_to_thrid(), _));
+  }
 };
 
 // One operand's partition: thrfrg = ((ThrV,(ThrX,ThrY)),(FrgV,(RestX,RestY,...))), and layout = its
