@@ -73,8 +73,9 @@ struct Options {
   int device = 0;
   bool list_kernels = false;
 
+  // --kernels alone picks kernels out of the default sweep; the other sweep options replace it.
   bool custom_sweep() const {
-    return has_kernels || has_dtypes || has_layouts || has_m || has_n || has_k || has_alpha || has_beta;
+    return has_dtypes || has_layouts || has_m || has_n || has_k || has_alpha || has_beta;
   }
 };
 
@@ -127,6 +128,16 @@ std::string known_kernels() {
 // One spec per M value, so that N and K can default to M (square problems).
 std::vector<harness::SweepSpec> build_specs(Options const& o) {
   std::vector<harness::SweepSpec> specs;
+  std::vector<std::string> names;
+  if (o.has_kernels) {
+    names = name_list("kernels", o.kernels);
+    for (auto const& n : names)
+      if (!loom::find_kernel(n))
+        throw UsageError("unknown kernel \"" + n + "\" (known: " + known_kernels() + ")");
+  } else {
+    for (auto const& k : loom::kernels()) names.push_back(k.name);
+  }
+  auto chosen = [&](std::string const& n) { return std::find(names.begin(), names.end(), n) != names.end(); };
   auto base = [](OpKind op, std::vector<std::string> kernels) {
     harness::SweepSpec s;
     s.op = op;
@@ -140,11 +151,11 @@ std::vector<harness::SweepSpec> build_specs(Options const& o) {
     // add, f32/f16/bf16 column-major plus f32 row-major, M = N in {2048 .. 16384}.
     std::vector<std::string> add_kernels;
     for (auto const& k : loom::kernels())
-      if (k.op == OpKind::add) add_kernels.push_back(k.name);
+      if (k.op == OpKind::add && chosen(k.name)) add_kernels.push_back(k.name);
     // gemm, each kernel over its own dtypes, column-major: the squares of the performance bars and
     // the skinny shapes (M small, N/K large; K small) where tile choice matters.
     for (auto const& k : loom::kernels()) {
-      if (k.op != OpKind::gemm) continue;
+      if (k.op != OpKind::gemm || !chosen(k.name)) continue;
       for (auto const& [m, n, kk] : kDefaultGemmShapes) {
         bool const skinny = !(m == n && n == kk);
         bool const fp32 = std::find(k.dtypes.begin(), k.dtypes.end(), DType::f32) != k.dtypes.end();
@@ -173,16 +184,6 @@ std::vector<harness::SweepSpec> build_specs(Options const& o) {
       specs.push_back(s);
     }
     return specs;
-  }
-
-  std::vector<std::string> names;
-  if (o.has_kernels) {
-    names = name_list("kernels", o.kernels);
-    for (auto const& n : names)
-      if (!loom::find_kernel(n))
-        throw UsageError("unknown kernel \"" + n + "\" (known: " + known_kernels() + ")");
-  } else {
-    for (auto const& k : loom::kernels()) names.push_back(k.name);
   }
 
   std::vector<DType> dtypes = {DType::f32, DType::f16, DType::bf16};
@@ -692,7 +693,9 @@ int main(int argc, char** argv) {
       "loom-bench: time Loom's kernels side by side with cuBLAS (and a device-to-device copy for "
       "bandwidth-bound ops), one Google Benchmark per case named <kernel>/<dtype>/<layout>/<M>x<N>x<K>.\n"
       "Lists take the CUTLASS-profiler syntax: 1024, 1,7,127, 1024:8192:1024 (inclusive).\n"
-      "Without sweep options: add, f32/f16/bf16 ccc and f32 rrr, M=N in 2048,4096,8192,16384.",
+      "Without sweep options: add, f32/f16/bf16 ccc and f32 rrr, M=N in 2048,4096,8192,16384; gemm,\n"
+      "each kernel's dtypes, ccc, 4096^3 and 8192^3, and for fp32 kernels 128x8192x8192,\n"
+      "512x14336x4096 and 8192x8192x512. --kernels alone picks kernels from that sweep.",
       "loom-bench"};
   auto* o_kernels =
       app.add_option("--kernels", o.kernels, "Kernels to time (default: all; see --list-kernels)");
