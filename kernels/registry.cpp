@@ -8,12 +8,14 @@ namespace loom {
 KernelInfo add_kernel_info();
 KernelInfo sgemm_fma_simple_kernel_info();
 KernelInfo sgemm_fma_kernel_info();
+KernelInfo sm80_kernel_info();
 
 std::vector<KernelInfo> const& kernels() {
   static std::vector<KernelInfo> const all = {
       add_kernel_info(),
       sgemm_fma_simple_kernel_info(),
       sgemm_fma_kernel_info(),
+      sm80_kernel_info(),
   };
   return all;
 }

@@ -34,10 +34,13 @@ sanitize_rc=0
 LOOM_SKIP_BUILD=1 bash scripts/sanitize.sh > results/sanitize.txt 2>&1 || sanitize_rc=$?
 [[ $sanitize_rc -eq 0 ]] || echo "run.sh: scripts/sanitize.sh reported errors (results/sanitize.txt)" >&2
 if command -v ncu >/dev/null; then
-  for k in $("$BUILD_DIR/loom-validate" --list | awk 'NR > 1 { print $1 }'); do
-    LOOM_SKIP_BUILD=1 bash scripts/profile.sh "$k" > /dev/null 2>&1 ||
+  # Each kernel in the dtype its performance bar names: bf16 where it has it, else its first.
+  while IFS=$'\t' read -r k _ dtypes _; do
+    dtype=${dtypes%%,*}
+    [[ ,$dtypes, == *,bf16,* ]] && dtype=bf16
+    LOOM_SKIP_BUILD=1 bash scripts/profile.sh "$k" --dtypes="$dtype" > /dev/null 2>&1 ||
       echo "run.sh: scripts/profile.sh $k failed (results/profile_$k.log)" >&2
-  done
+  done < <("$BUILD_DIR/loom-bench" --list-kernels)
 fi
 
 command="scripts/run.sh"
