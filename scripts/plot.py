@@ -215,6 +215,33 @@ def bar_lines(df):
             verdict = f"{r.vs_cublas:.3f}x cublasSgeam: " + ("meets" if r.vs_cublas >= 1.0 else "misses")
         out.append(f"Bar (fp32 add, 1 GiB operands, >= 1.0x cublasSgeam): "
                    f"{r.kernel} {r.layout} {r.M}x{r.N}: {verdict}")
+
+    gemm = df[(df.op == "gemm") & ~df.kernel.isin(BASELINES) & ~df.error.astype(bool)]
+
+    def ratio_line(what, rows, bar):
+        for r in rows.itertuples():
+            v = r.vs_cublas
+            verdict = "no cuBLAS baseline in this run" if math.isnan(v) else \
+                f"{v:.3f}x cuBLAS: " + ("meets" if v >= bar else "misses")
+            out.append(f"Bar ({what}, >= {bar}x cuBLAS): {r.kernel} {r.dtype} {r.layout} "
+                       f"{r.M}x{r.N}x{r.K}: {verdict}")
+
+    square = (gemm.M == gemm.N) & (gemm.N == gemm.K)
+    ratio_line("fp32 SGEMM at 4096^3 and 8192^3", gemm[(gemm.kernel == "fma") & square & gemm.M.isin([4096, 8192])], 0.95)
+    f32 = gemm[(gemm.kernel == "fma") & ~gemm.vs_cublas.isna()]
+    if len(f32) > 1 and (~square[f32.index]).any():
+        g = math.exp(sum(math.log(v) for v in f32.vs_cublas) / len(f32))
+        out.append(f"Bar (fp32 SGEMM geometric mean over {len(f32)} shapes incl. skinny, >= 0.85x cuBLAS): "
+                   f"fma {g:.3f}x: " + ("meets" if g >= 0.85 else "misses"))
+    for size, bar in ((8192, 0.65), (4096, 0.55)):
+        ratio_line(f"bf16 mma.sync GEMM at {size}^3", gemm[(gemm.kernel == "sm80") & (gemm.dtype == "bf16") & square & (gemm.M == size)], bar)
+    sm80 = gemm[(gemm.kernel == "sm80") & square]
+    for (m, lay), grp in sm80.groupby(["M", "layout"]):
+        t = dict(zip(grp.dtype, grp.thr))
+        if "f16" in t and "bf16" in t and t["bf16"] > 0:
+            q = t["f16"] / t["bf16"]
+            out.append(f"Bar (fp16 within 3% of bf16): sm80 {lay} {m}^3: f16/bf16 = {q:.3f}: " +
+                       ("meets" if q >= 0.97 else "misses"))
     return out
 
 

@@ -13,7 +13,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"  # cd to the repository root
 
 args=("$@")
-[[ ${#args[@]} -gt 0 ]] || args=('--m=1,127,1000' '--n=7,129' '--k=5,100' --quiet)
+[[ ${#args[@]} -gt 0 ]] || args=('--m=1,130' '--n=7,129' '--k=5,200' '--alpha=1.5' '--beta=0.5' --quiet)
 
 if [[ ${LOOM_SKIP_BUILD:-0} != 1 ]]; then
   loom_build >&2
