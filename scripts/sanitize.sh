@@ -4,7 +4,7 @@
 #
 #   scripts/sanitize.sh [loom-validate args...]
 #
-# Default sweep: --m=1,127,1000 --n=7,129 --quiet (arguments given replace it). Prints one line
+# Default sweep: --m=1,130 --n=7,129 --k=5,200 --alpha=1.5 --beta=0.5 --quiet (arguments given replace it). Prints one line
 # per tool and exits non-zero when any tool reports an error or loom-validate fails; full logs go
 # to results/sanitize_TOOL.log.
 # Env: TOOLS (default "memcheck racecheck initcheck"), COMPUTE_SANITIZER (the binary),
