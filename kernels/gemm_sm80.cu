@@ -35,6 +35,8 @@
 #include <cstdint>
 #include <utility>
 
+#include "kernels/numeric.cuh"
+#include "kernels/operand_layout.hpp"
 #include "kernels/registry.hpp"
 #include "layout/swizzle.hpp"
 #include "layout/tensor.hpp"
@@ -407,18 +409,6 @@ template <> struct Pair<__half> { using type = __half2; };
 template <> struct Pair<__nv_bfloat16> { using type = __nv_bfloat162; };
 
 template <class T>
-__device__ __forceinline__ float to_f32(T x) {
-  if constexpr (std::is_same_v<T, float>) return x;
-  else if constexpr (std::is_same_v<T, __half>) return __half2float(x);
-  else return __bfloat162float(x);
-}
-template <class T>
-__device__ __forceinline__ T from_f32(float x) {
-  if constexpr (std::is_same_v<T, float>) return x;
-  else if constexpr (std::is_same_v<T, __half>) return __float2half_rn(x);
-  else return __float2bfloat16_rn(x);
-}
-template <class T>
 __device__ __forceinline__ typename Pair<T>::type pair_from(float x, float y) {
   if constexpr (std::is_same_v<T, float>) return make_float2(x, y);
   else if constexpr (std::is_same_v<T, __half>) return __floats2half2_rn(x, y);
@@ -597,18 +587,6 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) gemm_sm80_kernel(Ge
 // Launcher
 // ---------------------------------------------------------------------------------------------
 
-// A matrix stored in `order` with leading dimension ld, seen as (x, y) of extents (nx, ny): x is
-// its row index unless `transposed`.
-DynamicLayout<2> global_layout(Order order, i64 ld, i64 nx, i64 ny, bool transposed) {
-  DynamicLayout<2> g;
-  g.shape[0] = nx;
-  g.shape[1] = ny;
-  bool const x_contiguous = (order == Order::col) != transposed;
-  g.stride[0] = x_contiguous ? 1 : ld;
-  g.stride[1] = x_contiguous ? ld : 1;
-  return g;
-}
-
 // The widest copy (16, 8, 4 or 2 bytes) that keeps every 8-element chunk of the operand aligned:
 // the base pointer and the stride between its rows (when there is more than one) must allow it.
 int copy_bytes(void const* p, DynamicLayout<2> const& g) {
@@ -643,13 +621,13 @@ cudaError_t launch(Problem const& p0, Operands const& ops, cudaStream_t stream) 
   Problem const p = with_default_lds(p0);
   void const* a = ops.a;
   void const* b = ops.b;
-  DynamicLayout<2> ga = global_layout(p.a, p.lda, p.m, p.k, false);  // A(m, k)
-  DynamicLayout<2> gb = global_layout(p.b, p.ldb, p.n, p.k, true);   // B(k, n) as (n, k)
-  DynamicLayout<2> gd = global_layout(p.c, p.ldc, p.m, p.n, false);
+  DynamicLayout<2> ga = operand_layout(p.a, p.lda, p.m, p.k, false);  // A(m, k)
+  DynamicLayout<2> gb = operand_layout(p.b, p.ldb, p.n, p.k, true);   // B(k, n) as (n, k)
+  DynamicLayout<2> gd = operand_layout(p.c, p.ldc, p.m, p.n, false);
   if (p.c == Order::col) {  // D^T = B^T A^T: D^T is row-major
     std::swap(a, b);
     std::swap(ga, gb);
-    gd = global_layout(p.c, p.ldc, p.n, p.m, true);
+    gd = operand_layout(p.c, p.ldc, p.n, p.m, true);
   }
   using Cfg = Config<true, true>;
   GemmArgs args{};

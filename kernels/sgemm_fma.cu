@@ -35,6 +35,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "kernels/operand_layout.hpp"
 #include "kernels/registry.hpp"
 #include "layout/tensor.hpp"
 
@@ -363,18 +364,6 @@ __global__ void __launch_bounds__(Cfg::kThreads) sgemm_scale_kernel(GemmArgs con
   store_d<Cfg, false>(args, zero, i64(blockIdx.x) * Cfg::kBM, i64(blockIdx.y) * Cfg::kBN);
 }
 
-// A matrix stored in `order` with leading dimension ld, seen as (x, y) of extents (nx, ny): x is
-// its row index unless `transposed`.
-DynamicLayout<2> global_layout(Order order, i64 ld, i64 nx, i64 ny, bool transposed) {
-  DynamicLayout<2> g;
-  g.shape[0] = nx;
-  g.shape[1] = ny;
-  bool const x_contiguous = (order == Order::col) != transposed;
-  g.stride[0] = x_contiguous ? 1 : ld;
-  g.stride[1] = x_contiguous ? ld : 1;
-  return g;
-}
-
 bool aligned16(void const* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 int sm_count() {
@@ -461,9 +450,9 @@ cudaError_t launch(Problem const& p0, Operands const& ops, cudaStream_t stream) 
   Problem const p = with_default_lds(p0);
   auto const* a = static_cast<float const*>(ops.a);
   auto const* b = static_cast<float const*>(ops.b);
-  DynamicLayout<2> ga = global_layout(p.a, p.lda, p.m, p.k, false);  // A(m, k)
-  DynamicLayout<2> gb = global_layout(p.b, p.ldb, p.n, p.k, true);   // B(k, n) as (n, k)
-  DynamicLayout<2> gc = global_layout(p.c, p.ldc, p.m, p.n, false);  // C(m, n)
+  DynamicLayout<2> ga = operand_layout(p.a, p.lda, p.m, p.k, false);  // A(m, k)
+  DynamicLayout<2> gb = operand_layout(p.b, p.ldb, p.n, p.k, true);   // B(k, n) as (n, k)
+  DynamicLayout<2> gc = operand_layout(p.c, p.ldc, p.m, p.n, false);  // C(m, n)
   bool ka = p.a == Order::row, kb = p.b == Order::col;               // k-contiguous?
   // 16-byte loads: aligned bases and leading dimensions (the contiguous stride is 1).
   bool const vec = aligned16(a) && aligned16(b) && p.lda % 4 == 0 && p.ldb % 4 == 0;
@@ -473,7 +462,7 @@ cudaError_t launch(Problem const& p0, Operands const& ops, cudaStream_t stream) 
     std::swap(a, b);
     std::swap(ga, gb);
     std::swap(ka, kb);
-    gc = global_layout(p.c, p.ldc, p.n, p.m, true);
+    gc = operand_layout(p.c, p.ldc, p.n, p.m, true);
   }
   int vec_c = 0;  // 16-byte accesses to C and D, along whichever of m and n is contiguous
   if (aligned16(ops.d) && (p.beta == 0 || aligned16(ops.c)) && p.ldc % 4 == 0)

@@ -12,6 +12,7 @@
 // Pipeline: one stage. Load the tile (scalar loads, predicated against the matrix edges), sync,
 // accumulate 8 rank-1 updates, sync. Global memory is a DynamicLayout per operand; coordinates come
 // from static layouts of the tile.
+#include "kernels/operand_layout.hpp"
 #include "kernels/registry.hpp"
 #include "layout/tensor.hpp"
 
@@ -114,26 +115,13 @@ __global__ void __launch_bounds__(C::kThreads) sgemm_fma_simple_kernel(SimpleArg
     }
 }
 
-// (rows, cols) of a matrix stored in `order` with leading dimension ld, seen as (x, y): x is the
-// row index unless `transposed`.
-DynamicLayout<2> global_layout(Order order, i64 ld, i64 x, i64 y, bool transposed) {
-  DynamicLayout<2> g;
-  g.shape[0] = x;
-  g.shape[1] = y;
-  bool const x_is_row = !transposed;
-  bool const x_contiguous = (order == Order::col) == x_is_row;
-  g.stride[0] = x_contiguous ? 1 : ld;
-  g.stride[1] = x_contiguous ? ld : 1;
-  return g;
-}
-
 cudaError_t launch(Problem const& p0, Operands const& ops, cudaStream_t stream) {
   Problem const p = with_default_lds(p0);
   SimpleArgs args{static_cast<float const*>(ops.a), static_cast<float const*>(ops.b),
                   static_cast<float const*>(ops.c), static_cast<float*>(ops.d),
-                  global_layout(p.a, p.lda, p.m, p.k, false),   // A(m, k)
-                  global_layout(p.b, p.ldb, p.n, p.k, true),    // B(k, n) seen as (n, k)
-                  global_layout(p.c, p.ldc, p.m, p.n, false),   // C(m, n)
+                  operand_layout(p.a, p.lda, p.m, p.k, false),   // A(m, k)
+                  operand_layout(p.b, p.ldb, p.n, p.k, true),    // B(k, n) seen as (n, k)
+                  operand_layout(p.c, p.ldc, p.m, p.n, false),   // C(m, n)
                   float(p.alpha), float(p.beta)};
   dim3 grid(unsigned((p.m + C::kBM - 1) / C::kBM), unsigned((p.n + C::kBN - 1) / C::kBN));
   sgemm_fma_simple_kernel<<<grid, C::kThreads, 0, stream>>>(args);
