@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/harness.hpp"
+#include "kernels/operand_layout.hpp"
 #include "kernels/registry.hpp"
 
 namespace {
@@ -147,6 +148,24 @@ TEST(HarnessRegistry, DefaultLeadingDimensions) {
   p.lda = 100;  // explicit values stay
   EXPECT_EQ(with_default_lds(p).lda, 100);
   EXPECT_EQ(min_ld(Order::col, 0, 5), 1);
+}
+
+// The GEMMs index each operand through operand_layout(): the element (x, y) of the view must be the
+// element BLAS storage puts at row x, column y (or column x, row y for a transposed view).
+TEST(Registry, OperandLayoutMatchesBlasStorage) {
+  for (Order o : {Order::col, Order::row})
+    for (bool transposed : {false, true}) {
+      std::int64_t const nx = 5, ny = 7, ld = 11;
+      DynamicLayout<2> g = operand_layout(o, ld, nx, ny, transposed);
+      EXPECT_EQ(g.shape[0], nx);
+      EXPECT_EQ(g.shape[1], ny);
+      for (std::int64_t x = 0; x < nx; ++x)
+        for (std::int64_t y = 0; y < ny; ++y) {
+          std::int64_t const r = transposed ? y : x, c = transposed ? x : y;
+          std::int64_t const want = o == Order::col ? r + c * ld : r * ld + c;
+          EXPECT_EQ(g(x, y), want) << to_string(o) << (transposed ? " transposed" : "") << " (" << x << "," << y << ")";
+        }
+    }
 }
 
 }  // namespace
