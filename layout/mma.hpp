@@ -96,24 +96,23 @@ struct TiledMMA {
   // (TileM,TileN) tile: CuTe's get_layoutA_TV / B_TV / C_TV, which make_tiled_copy_A/B/C tile
   // copies with. A is the same for every N-thread (stride 0), B for every M-thread.
   constexpr Layout get_layoutA_TV() const {
-    Layout ref = make_layout(make_shape(tile_size_mnk(0), tile_size_mnk(2)));
-    Tile bcast = make_tile(_, make_tile(make_layout(make_shape(loom::size(get(thr_layout_vmnk, 1)),
-                                                               loom::size(get(thr_layout_vmnk, 2))),
-                                                    make_stride(1, 0)),
-                                        _));
-    return composition(composition(thrfrg_A(ref), make_tile(bcast, _)), make_tile(thridx_to_thrid(), _));
+    return operand_tv(thrfrg_A(make_layout(make_shape(tile_size_mnk(0), tile_size_mnk(2)))), 1, 0);
   }
   constexpr Layout get_layoutB_TV() const {
-    Layout ref = make_layout(make_shape(tile_size_mnk(1), tile_size_mnk(2)));
-    Tile bcast = make_tile(_, make_tile(make_layout(make_shape(loom::size(get(thr_layout_vmnk, 1)),
-                                                               loom::size(get(thr_layout_vmnk, 2))),
-                                                    make_stride(0, 1)),
-                                        _));
-    return composition(composition(thrfrg_B(ref), make_tile(bcast, _)), make_tile(thridx_to_thrid(), _));
+    return operand_tv(thrfrg_B(make_layout(make_shape(tile_size_mnk(1), tile_size_mnk(2)))), 0, 1);
   }
   constexpr Layout get_layoutC_TV() const {
     Layout ref = make_layout(make_shape(tile_size_mnk(0), tile_size_mnk(1)));
     return composition(thrfrg_C(ref), make_tile(thridx_to_thrid(), _));
+  }
+  // An operand's thrfrg with its (ThrM,ThrN) thread mode broadcast along the other operand's
+  // threads (stride 0 there), indexed by thread index.
+  constexpr Layout operand_tv(Layout const& thrfrg, i64 m_stride, i64 n_stride) const {
+    Tile bcast = make_tile(_, make_tile(make_layout(make_shape(loom::size(get(thr_layout_vmnk, 1)),
+                                                               loom::size(get(thr_layout_vmnk, 2))),
+                                                    make_stride(m_stride, n_stride)),
+                                        _));
+    return composition(composition(thrfrg, make_tile(bcast, _)), make_tile(thridx_to_thrid(), _));
   }
 };
 
