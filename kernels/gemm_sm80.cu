@@ -164,7 +164,7 @@ struct OperandConfig {
   static_assert(valid());
 };
 
-// The TiledMMA: 2x4 warps of m16n8k16, each warp a contiguous 64x64 block of the 128x256 tile.
+// The TiledMMA: 2x2 warps of m16n8k16, each warp a contiguous 64x64 block of the 128x128 tile.
 struct MmaConfig {
   static constexpr int kBM = 128, kBN = 128;
   static constexpr TiledMMA kMma = make_tiled_mma(
