@@ -181,9 +181,9 @@ class DeviceMatrix {
   int misalign_ = 0;
 };
 
-// Uniform in [-1, 1] on a grid exactly representable in the dtype (multiples of 2^-8 for
-// f16/bf16, 2^-20 for f32), never zero (0 becomes 0.5). Deterministic in seed; the padding is
-// left alone (NaN if poisoned first).
+// k * 2^-b for k uniform over the integers in [-2^b, 2^b], so in [-1, 1] and exact in the dtype:
+// b = 23 for f32, 11 for f16, 8 for bf16. Never zero: k = 0 gives 0.5 instead. Deterministic in
+// (dtype, seed, logical column-major index); the padding is left alone (NaN if poisoned first).
 void fill_random(DeviceMatrix&, std::uint64_t seed);
 // The host values fill_random writes, logical column-major (for tests).
 std::vector<double> random_values(DType, std::int64_t count, std::uint64_t seed);
