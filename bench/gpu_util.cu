@@ -33,7 +33,9 @@ __host__ __device__ inline std::uint64_t splitmix64(std::uint64_t z) {
 }
 
 // Element i: k = hash(seed, i) mod (2^(bits+1) + 1) - 2^bits, a value in [-2^bits, 2^bits];
-// the element is k * 2^-bits, or 0.5 for k = 0.
+// the element is k * 2^-bits, or 0.5 for k = 0. harness::random_values hashes the same way but
+// maps the hash to k by a multiply-high, and indexes logical column-major elements, so its
+// values differ from these.
 template <class T>
 __global__ void fill_kernel(T* p, std::int64_t n, std::uint64_t key, int bits) {
   std::uint64_t const range = (std::uint64_t(1) << (bits + 1)) + 1;

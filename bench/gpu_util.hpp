@@ -33,11 +33,14 @@ class L2Flusher {
   int blocks_ = 0;
 };
 
-// `count` consecutive elements of `dtype` at `data`, uniform in [-1, 1] on a grid the dtype
-// holds exactly (multiples of 2^-23 for f32, 2^-11 for f16, 2^-8 for bf16), never zero (0 becomes
-// 0.5): harness::fill_random's values and hash, in storage order, generated on the device
-// (harness::fill_random goes through the host: seconds per GiB, too slow for 1 GiB operands).
-// Deterministic in seed. Returns the launch error, if any.
+// `count` consecutive elements of `dtype` at `data` (padding included, if the range covers it),
+// on the same grid as harness::fill_random: k * 2^-b with k in [-2^b, 2^b], b = 23 for f32, 11
+// for f16, 8 for bf16, never zero (k = 0 gives 0.5). The values are not fill_random's: element i
+// is indexed by its offset from `data` (storage order, not logical column-major), and k is the
+// same per-index splitmix64 hash reduced modulo 2^(b+1) + 1 rather than by fill_random's
+// multiply-high, so the same seed gives different numbers. Generated on the device because
+// harness::fill_random goes through the host (seconds per GiB, too slow for 1 GiB operands).
+// Deterministic in (dtype, seed, offset). Returns the launch error, if any.
 cudaError_t fill_random_device(void* data, DType dtype, std::int64_t count, std::uint64_t seed,
                                cudaStream_t stream);
 
