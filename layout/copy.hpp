@@ -18,7 +18,8 @@
 
 namespace loom {
 
-// The instruction an atom stands for. The algebra ignores it; device code dispatches on it.
+// The instruction an atom stands for, a label only: neither the algebra nor any device code reads
+// it (each kernel issues its ldmatrix/cp.async itself); tests/test_layout_copy_sm80.cpp checks it.
 enum class CopyOp : unsigned char {
   kUniversal,   // plain loads and stores of num_val consecutive elements
   kLdsm,        // ldmatrix.sync.aligned.m8n8.{x1,x2,x4}.shared.b16
