@@ -34,7 +34,8 @@ namespace loom::harness {
 struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-// No usable CUDA GPU (cudaGetDeviceCount failed or found none): "no CUDA GPU found".
+// No usable CUDA GPU (cudaGetDeviceCount failed or found none): "no CUDA GPU found", see
+// query_device().
 struct NoGpu : Error {
   using Error::Error;
 };
@@ -79,7 +80,9 @@ struct DeviceInfo {
   int mem_clock_mhz = 0;  // maximum memory clock (cudaDevAttrMemoryClockRate)
 };
 
-// Throws NoGpu("no CUDA GPU found") when there is no device; Error for a bad ordinal.
+// Throws NoGpu("no CUDA GPU found") when there is no device or no driver; when cudaGetDeviceCount
+// fails for another reason, NoGpu("no CUDA GPU found (cudaGetDeviceCount: <error string>)").
+// Error for a bad ordinal.
 DeviceInfo query_device(int ordinal = 0);
 // One or two lines, including the formulas behind the peak numbers.
 std::string describe(DeviceInfo const&);
