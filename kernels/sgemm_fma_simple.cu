@@ -10,8 +10,12 @@
 // each 128x8 operand tile from global to shared memory.
 //
 // Pipeline: one stage. Load the tile (scalar loads, predicated against the matrix edges), sync,
-// accumulate 8 rank-1 updates, sync. Global memory is a DynamicLayout per operand; coordinates come
-// from static layouts of the tile.
+// accumulate 8 rank-1 updates, sync.
+//
+// Every index goes through the layout core, as a chain from the problem to the atom: the global
+// matrices mA, mB, mC; the CTA's tiles gA = local_tile(mA) and so on; the thread's parts
+// tAgA = partition_S(gA) of the copy and tCsA = partition_A(sA) of the MMA; and identity tensors
+// tiled and partitioned the same way, whose coordinates predicate the edges.
 #include "kernels/operand_layout.hpp"
 #include "kernels/registry.hpp"
 #include "layout/tensor.hpp"
@@ -20,13 +24,10 @@ namespace loom {
 namespace {
 
 struct SimpleArgs {
-  float const* a;
-  float const* b;
-  float const* c;
-  float* d;
-  DynamicLayout<2> ga;  // (m, k) -> offset in A
-  DynamicLayout<2> gb;  // (n, k) -> offset in B
-  DynamicLayout<2> gc;  // (m, n) -> offset in C and in D
+  GmemTensor<float const, 2> a;  // (M,K)
+  GmemTensor<float const, 2> b;  // (N,K)
+  GmemTensor<float const, 2> c;  // (M,N)
+  GmemTensor<float, 2> d;        // (M,N)
   float alpha, beta;
 };
 
@@ -37,6 +38,7 @@ struct SimpleConfig {
       make_tiled_mma(mma_atom_fma(), make_layout(make_shape(16, 16, 1), make_stride(16, 1, 0)),
                      make_tile(make_layout(make_shape(16, 4), make_stride(4, 1)),
                                make_layout(make_shape(16, 4), make_stride(4, 1)), _));
+  static constexpr Tile kTileA = make_tile(kBM, kBK), kTileB = make_tile(kBN, kBK), kTileC = make_tile(kBM, kBN);
   // Shared tiles, (m,k) and (n,k) column-major.
   static constexpr Layout kSmemA = make_layout(make_shape(kBM, kBK));
   static constexpr Layout kSmemB = make_layout(make_shape(kBN, kBK));
@@ -45,83 +47,80 @@ struct SimpleConfig {
       make_tiled_copy(copy_atom(1), make_layout(make_shape(32, 8)), make_layout(make_shape(4, 1)));
 };
 static_assert(SimpleConfig::kMma.size() == SimpleConfig::kThreads);
-
-// Every layout the kernel evaluates, as __device__ constants so that nvcc folds them.
 using C = SimpleConfig;
-// Operand tile index -> smem offset, and -> (mn, k) coordinate. Both operand tiles are 128x8.
-__device__ constexpr TiledCopy::Partition kCopyIdx = C::kCopy.partition_S(make_layout(make_shape(C::kBM, C::kBK)));
-__device__ constexpr TiledCopy::Partition kCopySmem = C::kCopy.partition_D(C::kSmemA);
-__device__ constexpr Layout kTileMN = make_layout(make_shape(C::kBM, C::kBK), make_stride(1, 0));
-__device__ constexpr Layout kTileK = make_layout(make_shape(C::kBM, C::kBK), make_stride(0, 1));
-// A thread's operand elements in the shared tiles: (1,(4,2),k).
-__device__ constexpr TiledMMA::Partition kPartA = C::kMma.partition_A(C::kSmemA);
-__device__ constexpr TiledMMA::Partition kPartB = C::kMma.partition_B(C::kSmemB);
-// A thread's accumulators as indices of the column-major C tile, and index -> (m, n).
-__device__ constexpr TiledMMA::Partition kPartC = C::kMma.partition_C(make_layout(make_shape(C::kBM, C::kBN)));
-__device__ constexpr Layout kTileM = make_layout(make_shape(C::kBM, C::kBN), make_stride(1, 0));
-__device__ constexpr Layout kTileN = make_layout(make_shape(C::kBM, C::kBN), make_stride(0, 1));
-constexpr Layout kAcc = make_layout(shape(kPartC.layout));  // registers, compact
-static_assert(size(kAcc).v == 64 && size(kCopyIdx.layout).v * C::kThreads == C::kBM * C::kBK);
 
-// Global (mn0 + mn, k0 + k) over the tile -> smem, zero outside the matrix.
-__device__ __forceinline__ void load_tile(float* smem, float const* g, DynamicLayout<2> const& gl,
-                                          i64 mn0, i64 k0) {
-  constexpr int N = int(size(kCopyIdx.layout).v);
-  i64 const idx = kCopyIdx.offset(threadIdx.x), soff = kCopySmem.offset(threadIdx.x);
+// Global (BM or BN, BK) tile -> shared, zero outside the matrix.
+template <class GTile, class CTile, class STile>
+__device__ __forceinline__ void load_tile(GTile const& tgA, CTile const& tcA, STile const& tsA, Coord<2> const& extent) {
 #pragma unroll
-  for (int v = 0; v < N; ++v) {
-    i64 const t = idx + kCopyIdx.layout(v);
-    i64 const mn = mn0 + kTileMN(t), k = k0 + kTileK(t);
-    smem[soff + kCopySmem.layout(v)] = gl.contains(mn, k) ? g[gl(mn, k)] : 0.f;
-  }
+  for (int i = 0; i < int(size(tsA.layout).v); ++i) tsA(i) = elem_less(tcA(i), extent) ? tgA(i) : 0.f;
 }
 
 __global__ void __launch_bounds__(C::kThreads) sgemm_fma_simple_kernel(SimpleArgs const args) {
-  __shared__ float sa[C::kBM * C::kBK];
-  __shared__ float sb[C::kBN * C::kBK];
-  i64 const m0 = i64(blockIdx.x) * C::kBM, n0 = i64(blockIdx.y) * C::kBN;
-  i64 const K = args.ga.shape[1];
+  __shared__ float smem_a[C::kBM * C::kBK];
+  __shared__ float smem_b[C::kBN * C::kBK];
+  int const tid = int(threadIdx.x), m = int(blockIdx.x), n = int(blockIdx.y);
 
-  Fragment<float, kAcc> acc;
+  auto gA = local_tile<C::kTileA>(args.a, m, _);  // (BM,BK,k)
+  auto gB = local_tile<C::kTileB>(args.b, n, _);  // (BN,BK,k)
+  auto cA = local_tile<C::kTileA>(make_identity_tensor(shape(args.a)), m, _);  // (BM,BK,k) -> (m,k)
+  auto cB = local_tile<C::kTileB>(make_identity_tensor(shape(args.b)), n, _);  // (BN,BK,k) -> (n,k)
+  auto sA = make_tensor<C::kSmemA>(PtrEngine<float>{smem_a});  // (BM,BK)
+  auto sB = make_tensor<C::kSmemB>(PtrEngine<float>{smem_b});  // (BN,BK)
+
+  auto tAgA = partition_S<C::kCopy>(gA, tid);  // (CPY,CPY_M,CPY_K,k)
+  auto tAcA = partition_S<C::kCopy>(cA, tid);
+  auto tAsA = partition_D<C::kCopy>(sA, tid);  // (CPY,CPY_M,CPY_K)
+  auto tBgB = partition_S<C::kCopy>(gB, tid);
+  auto tBcB = partition_S<C::kCopy>(cB, tid);
+  auto tBsB = partition_D<C::kCopy>(sB, tid);
+
+  auto tCsA = partition_A<C::kMma>(sA, tid);  // (MMA,MMA_M,MMA_K) = (1,(4,2),8)
+  auto tCsB = partition_B<C::kMma>(sB, tid);  // (MMA,MMA_N,MMA_K) = (1,(4,2),8)
+  auto tCgC = partition_C<C::kMma>(local_tile<C::kTileC>(args.c, m, n), tid);  // (MMA,MMA_M,MMA_N)
+  auto tCgD = partition_C<C::kMma>(local_tile<C::kTileC>(args.d, m, n), tid);
+  auto tCcC = partition_C<C::kMma>(local_tile<C::kTileC>(make_identity_tensor(shape(args.c)), m, n), tid);
+  auto acc = make_fragment_like<float>(tCgC);  // (1,(4,2),(4,2))
 #pragma unroll
   for (int i = 0; i < int(decltype(acc)::kSize); ++i) acc.data[i] = 0.f;
 
-  i64 const pa = kPartA.offset(threadIdx.x), pb = kPartB.offset(threadIdx.x);
-  for (i64 k0 = 0; k0 < K; k0 += C::kBK) {
-    load_tile(sa, args.a, args.ga, m0, k0);
-    load_tile(sb, args.b, args.gb, n0, k0);
+  int const k_tiles = int((shape(args.a)[1] + C::kBK - 1) / C::kBK);
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    load_tile(tAgA(_, _, _, kt), tAcA(_, _, _, kt), tAsA, shape(args.a));
+    load_tile(tBgB(_, _, _, kt), tBcB(_, _, _, kt), tBsB, shape(args.b));
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < C::kBK; ++k)
 #pragma unroll
       for (int i = 0; i < 8; ++i)
 #pragma unroll
-        for (int j = 0; j < 8; ++j)
-          acc(0, i, j) += sa[pa + kPartA.layout(0, i, k)] * sb[pb + kPartB.layout(0, j, k)];
+        for (int j = 0; j < 8; ++j) acc(0, i, j) += tCsA(0, i, k) * tCsB(0, j, k);
     __syncthreads();
   }
 
-  i64 const pc = kPartC.offset(threadIdx.x);
 #pragma unroll
-  for (int i = 0; i < 8; ++i)
-#pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      i64 const t = pc + kPartC.layout(0, i, j);
-      i64 const m = m0 + kTileM(t), n = n0 + kTileN(t);
-      if (!args.gc.contains(m, n)) continue;
-      // beta == 0 means C is not read (it may hold NaNs), as in BLAS.
-      float const cv = args.beta == 0.f ? 0.f : args.beta * args.c[args.gc(m, n)];
-      args.d[args.gc(m, n)] = args.alpha * acc(0, i, j) + cv;
-    }
+  for (int i = 0; i < int(decltype(acc)::kSize); ++i) {
+    if (!elem_less(tCcC(i), shape(args.c))) continue;
+    // beta == 0 means C is not read (it may hold NaNs), as in BLAS.
+    float const cv = args.beta == 0.f ? 0.f : args.beta * tCgC(i);
+    tCgD(i) = args.alpha * acc(i) + cv;
+  }
+}
+
+// A matrix stored in `order` with leading dimension ld, seen as (x, y) of extents (nx, ny); x is
+// its row index unless `transposed`.
+template <class T>
+GmemTensor<T, 2> operand(T* ptr, Order order, i64 ld, i64 nx, i64 ny, bool transposed) {
+  DynamicLayout<2> const g = operand_layout(order, ld, nx, ny, transposed);
+  return make_gmem_tensor(ptr, Coord<2>{{g.shape[0], g.shape[1]}}, Coord<2>{{g.stride[0], g.stride[1]}});
 }
 
 cudaError_t launch(Problem const& p0, Operands const& ops, cudaStream_t stream) {
   Problem const p = with_default_lds(p0);
-  SimpleArgs args{static_cast<float const*>(ops.a), static_cast<float const*>(ops.b),
-                  static_cast<float const*>(ops.c), static_cast<float*>(ops.d),
-                  operand_layout(p.a, p.lda, p.m, p.k, false),   // A(m, k)
-                  operand_layout(p.b, p.ldb, p.n, p.k, true),    // B(k, n) seen as (n, k)
-                  operand_layout(p.c, p.ldc, p.m, p.n, false),   // C(m, n)
+  SimpleArgs args{operand(static_cast<float const*>(ops.a), p.a, p.lda, p.m, p.k, false),  // A(m, k)
+                  operand(static_cast<float const*>(ops.b), p.b, p.ldb, p.n, p.k, true),   // B(k, n) as (n, k)
+                  operand(static_cast<float const*>(ops.c), p.c, p.ldc, p.m, p.n, false),  // C(m, n)
+                  operand(static_cast<float*>(ops.d), p.c, p.ldc, p.m, p.n, false),        // D(m, n)
                   float(p.alpha), float(p.beta)};
   dim3 grid(unsigned((p.m + C::kBM - 1) / C::kBM), unsigned((p.n + C::kBN - 1) / C::kBN));
   sgemm_fma_simple_kernel<<<grid, C::kThreads, 0, stream>>>(args);

@@ -149,8 +149,9 @@ struct TiledCopy {
   struct Partition {
     Layout layout;  // (CPY, CPY_M, CPY_N, ...)
     Layout tidfrg;  // (thread, CPY, (CPY_M, CPY_N, ...))
-    constexpr i64 offset(i64 tid) const {
-      return crd2idx_flat(tid, tidfrg.shape, tidfrg.stride, child_node(tidfrg.shape, 0, 0));
+    template <class Acc = i64>
+    constexpr Acc offset(i64 tid) const {
+      return crd2idx_flat<Acc>(tid, tidfrg.shape, tidfrg.stride, child_node(tidfrg.shape, 0, 0));
     }
   };
   constexpr Partition partition(Layout const& t, Layout const& trg_tv) const {

@@ -13,41 +13,79 @@
 
 namespace loom {
 
-// A leaf integer together with its static/dynamic flag.
+// A leaf integer together with its static/dynamic flag, and optionally a basis: v@j is v times
+// the unit coordinate of mode j (CuTe's ScaledBasis). Layouts whose strides carry bases map
+// indices to coordinates instead of offsets; that is what identity (coordinate) tensors are, and
+// why partitioning one yields each thread's coordinates with the same algebra as its offsets.
 struct Int {
   i64 v = 0;
   bool dyn = false;
+  signed char basis = -1;  // -1: a plain integer
 
   constexpr Int() = default;
-  constexpr Int(i64 value, bool dynamic = false) : v(value), dyn(dynamic) {}
+  constexpr Int(i64 value, bool dynamic = false, int b = -1)
+      : v(value), dyn(dynamic), basis(value == 0 ? -1 : static_cast<signed char>(b)) {}
 
   constexpr bool is_static() const { return !dyn; }
-  // True only when the value is known at compile time to be c, as CuTe's is_constant<c, T>.
-  constexpr bool is_constant(i64 c) const { return !dyn && v == c; }
+  constexpr bool is_basis() const { return basis >= 0; }
+  // True only when the value is known at compile time to be the integer c, as CuTe's
+  // is_constant<c, T>.
+  constexpr bool is_constant(i64 c) const { return !dyn && basis < 0 && v == c; }
 };
 
-constexpr Int operator*(Int a, Int b) { return {a.v * b.v, a.dyn || b.dyn}; }
-constexpr Int operator+(Int a, Int b) { return {a.v + b.v, a.dyn || b.dyn}; }
-constexpr Int operator-(Int a, Int b) { return {a.v - b.v, a.dyn || b.dyn}; }
+// Scaling keeps a basis; a basis times a basis has no meaning.
+constexpr int mul_basis(Int a, Int b) {
+  LOOM_REQUIRE(!(a.is_basis() && b.is_basis()), "a basis stride times a basis stride");
+  return a.is_basis() ? a.basis : b.basis;
+}
+// Sums stay within one basis (0 belongs to all of them).
+constexpr int add_basis(Int a, Int b) {
+  if (a.v == 0) return b.basis;
+  if (b.v == 0) return a.basis;
+  LOOM_REQUIRE(a.basis == b.basis, "adding strides of different bases");
+  return a.basis;
+}
+// v@j / w is (v/w)@j; v@j / w@j is the integer v/w.
+constexpr int div_basis(Int a, Int b) {
+  if (!b.is_basis()) return a.basis;
+  LOOM_REQUIRE(a.basis == b.basis || a.v == 0, "dividing by a stride of another basis");
+  return -1;
+}
+
+constexpr Int operator*(Int a, Int b) { return {a.v * b.v, a.dyn || b.dyn, mul_basis(a, b)}; }
+constexpr Int operator+(Int a, Int b) { return {a.v + b.v, a.dyn || b.dyn, add_basis(a, b)}; }
+constexpr Int operator-(Int a, Int b) { return {a.v - b.v, a.dyn || b.dyn, add_basis(a, b)}; }
 constexpr Int operator/(Int a, Int b) {
   LOOM_REQUIRE(b.v != 0, "division by zero");
-  return {a.v / b.v, a.dyn || b.dyn};
+  return {a.v / b.v, a.dyn || b.dyn, div_basis(a, b)};
 }
 constexpr Int operator%(Int a, Int b) {
   LOOM_REQUIRE(b.v != 0, "modulo by zero");
-  return {a.v % b.v, a.dyn || b.dyn};
+  return {a.v % b.v, a.dyn || b.dyn, div_basis(a, b)};
 }
-constexpr Int abs(Int a) { return {a.v < 0 ? -a.v : a.v, a.dyn}; }
+constexpr Int abs(Int a) { return {a.v < 0 ? -a.v : a.v, a.dyn, a.basis}; }
 constexpr Int signum(Int a) { return {i64(a.v > 0) - i64(a.v < 0), a.dyn}; }
-constexpr Int min(Int a, Int b) { return {a.v < b.v ? a.v : b.v, a.dyn || b.dyn}; }
-constexpr Int max(Int a, Int b) { return {a.v < b.v ? b.v : a.v, a.dyn || b.dyn}; }
+constexpr Int min(Int a, Int b) {
+  (void)add_basis(a, b);  // only values of one basis compare
+  return a.v < b.v ? Int{a.v, a.dyn || b.dyn, a.basis} : Int{b.v, a.dyn || b.dyn, b.basis};
+}
+constexpr Int max(Int a, Int b) {
+  (void)add_basis(a, b);
+  return a.v < b.v ? Int{b.v, a.dyn || b.dyn, b.basis} : Int{a.v, a.dyn || b.dyn, a.basis};
+}
+// Same value and same basis.
+constexpr bool same(Int a, Int b) { return a.v == b.v && a.basis == b.basis; }
+
+// The unit coordinate of mode j, CuTe's E<j>.
+constexpr Int basis(int j, i64 v = 1) { return Int{v, false, j}; }
 
 // Mark an integer as dynamic: make_shape(dyn(M), dyn(N)).
 constexpr Int dyn(i64 v) { return Int{v, true}; }
 
 struct IntTuple {
   static constexpr int kCap = 32;                 // nodes per tuple; ample for GEMM layouts
-  enum : unsigned char { kDynamic = 1, kUnderscore = 2 };
+  // flag bits: dynamic, underscore, and from bit 2 the leaf's basis plus one (0: no basis).
+  enum : unsigned char { kDynamic = 1, kUnderscore = 2, kBasisShift = 2 };
 
   int n = 1;                                      // nodes in use; node 0 is the root
   signed char arity[kCap] = {-1};                 // -1 for a leaf, else the number of children
@@ -56,7 +94,10 @@ struct IntTuple {
   i64 val[kCap] = {};
 
   constexpr IntTuple() = default;                 // the static integer 0
-  constexpr IntTuple(Int i) { val[0] = i.v; flag[0] = i.dyn ? kDynamic : 0; }
+  constexpr IntTuple(Int i) {
+    val[0] = i.v;
+    flag[0] = static_cast<unsigned char>((i.dyn ? kDynamic : 0) | ((i.basis + 1) << kBasisShift));
+  }
   template <class T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
   constexpr IntTuple(T v) : IntTuple(Int{i64(v)}) {}
   // Member-wise, as nvcc spells a template-argument IntTuple in the host code it generates.
@@ -81,9 +122,19 @@ constexpr bool is_tuple(IntTuple const& t) { return t.arity[0] >= 0; }
 constexpr bool is_underscore(IntTuple const& t) {
   return is_leaf(t) && (t.flag[0] & IntTuple::kUnderscore);
 }
+// Leaf node k as an Int, flags included.
+constexpr Int leaf_int(IntTuple const& t, int k) {
+  return Int{t.val[k], (t.flag[k] & IntTuple::kDynamic) != 0, (t.flag[k] >> IntTuple::kBasisShift) - 1};
+}
 constexpr Int as_int(IntTuple const& t) {
   LOOM_REQUIRE(is_leaf(t), "expected an integer, got a tuple");
-  return Int{t.val[0], (t.flag[0] & IntTuple::kDynamic) != 0};
+  return leaf_int(t, 0);
+}
+// Does any leaf carry a basis?
+constexpr bool has_basis(IntTuple const& t) {
+  for (int k = 0; k < t.n; ++k)
+    if (t.arity[k] < 0 && (t.flag[k] >> IntTuple::kBasisShift)) return true;
+  return false;
 }
 constexpr i64 value(IntTuple const& t) { return as_int(t).v; }
 constexpr int rank(IntTuple const& t) { return is_leaf(t) ? 1 : t.arity[0]; }
@@ -95,8 +146,13 @@ constexpr IntTuple make_underscore() {
   t.flag[0] = IntTuple::kUnderscore;
   return t;
 }
-inline constexpr IntTuple _ = make_underscore();
-inline constexpr IntTuple X = make_underscore();
+// A type of its own, so that device code can tell a kept mode from a run-time index by overload
+// (local_tile(mA, tiler, m, _)); in the algebra it converts to the underscore leaf.
+struct Underscore {
+  constexpr operator IntTuple() const { return make_underscore(); }
+};
+inline constexpr Underscore _{};
+inline constexpr Underscore X{};
 
 constexpr int child_pos(IntTuple const& t, int i) {
   LOOM_REQUIRE(is_tuple(t) && 0 <= i && i < t.arity[0], "tuple index out of range");
@@ -167,12 +223,12 @@ template <class... Ts> constexpr IntTuple make_stride(Ts const&... ts) { return 
 template <class... Ts> constexpr IntTuple make_coord(Ts const&... ts) { return make_tuple(ts...); }
 template <class... Ts> constexpr IntTuple make_step(Ts const&... ts) { return make_tuple(ts...); }
 
-// Structural equality of values (static/dynamic flags are not compared).
+// Structural equality of values and bases (static/dynamic flags are not compared).
 constexpr bool operator==(IntTuple const& a, IntTuple const& b) {
   if (a.n != b.n) return false;
   for (int k = 0; k < a.n; ++k) {
     if (a.arity[k] != b.arity[k] || a.val[k] != b.val[k]) return false;
-    if ((a.flag[k] ^ b.flag[k]) & IntTuple::kUnderscore) return false;
+    if ((a.flag[k] ^ b.flag[k]) & ~IntTuple::kDynamic) return false;
   }
   return true;
 }
@@ -318,7 +374,7 @@ constexpr Int product(IntTuple const& t) {
   Int p{1};
   LOOM_UNROLL
   for (int k = 0; k < t.n; ++k)
-    if (t.arity[k] < 0) p = p * Int{t.val[k], (t.flag[k] & IntTuple::kDynamic) != 0};
+    if (t.arity[k] < 0) p = p * leaf_int(t, k);
   return p;
 }
 constexpr Int size(IntTuple const& t) { return product(t); }
@@ -506,23 +562,60 @@ constexpr IntTuple compact_order(IntTuple const& shape, IntTuple const& order) {
 // Coordinates and indices
 // ---------------------------------------------------------------------------------------------
 
-// Integer coordinate -> index within the subtree of (shape, stride) rooted at node p: the leaves,
-// in preorder, take the coordinate colexicographically and the last leaf takes what remains. This
-// equals CuTe's mode-by-mode recursion (in which each mode's last leaf takes its remainder) and
-// touches only the node arrays, so for a constexpr layout it unrolls and folds to constants.
+// A point of an R-dimensional coordinate space: what a layout whose strides carry bases (an
+// identity layout, or any partition of one) maps an index to. Component j collects the strides
+// of basis j.
+template <int R>
+struct Coord {
+  i64 c[R] = {};
+  constexpr i64& operator[](int j) { return c[j]; }
+  constexpr i64 operator[](int j) const { return c[j]; }
+  constexpr Coord& operator+=(Coord const& o) {
+    LOOM_UNROLL
+    for (int j = 0; j < R; ++j) c[j] += o.c[j];
+    return *this;
+  }
+  friend constexpr Coord operator+(Coord a, Coord const& b) { return a += b; }
+  friend constexpr bool operator==(Coord const& a, Coord const& b) {
+    for (int j = 0; j < R; ++j)
+      if (a.c[j] != b.c[j]) return false;
+    return true;
+  }
+};
+
+// r += x * (stride leaf k): an offset for integer strides, a coordinate for basis strides.
+constexpr void add_scaled(i64& r, i64 x, IntTuple const& stride, int k) { r += x * stride.val[k]; }
+template <int R>
+constexpr void add_scaled(Coord<R>& r, i64 x, IntTuple const& stride, int k) {
+  int b = (stride.flag[k] >> IntTuple::kBasisShift) - 1;
+  if (b < 0) {  // only 0 (a broadcast) has no basis
+    LOOM_REQUIRE(stride.val[k] == 0, "an integer stride in a coordinate layout");
+    return;
+  }
+  LOOM_REQUIRE(b < R, "a basis stride past the coordinate's rank");
+  r.c[b] += x * stride.val[k];
+}
+
+// The one evaluator: integer coordinate c -> value within the subtree of (shape, stride) rooted at
+// node p. The leaves, in preorder, take the coordinate colexicographically and the last leaf takes
+// what remains, which equals CuTe's mode-by-mode recursion (in which each mode's last leaf takes
+// its remainder). Acc is i64 for offsets or Coord<R> for basis strides. It touches only the node
+// arrays, so for a constexpr layout it unrolls and folds; kernels still read static layouts through
+// tables (layout/tensor.hpp), because folding thousands of these evaluations costs cicc minutes.
 // shape and stride must be congruent, so their node arrays line up.
-constexpr i64 crd2idx_flat(i64 c, IntTuple const& shape, IntTuple const& stride, int p = 0) {
+template <class Acc = i64>
+constexpr Acc crd2idx_flat(i64 c, IntTuple const& shape, IntTuple const& stride, int p = 0) {
   int end = p + shape.span[p];
   int last = end - 1;
   while (last > p && shape.arity[last] >= 0) --last;
-  i64 r = 0;
+  Acc r{};
   LOOM_UNROLL
   for (int k = p; k < end; ++k) {
     if (shape.arity[k] >= 0) continue;
     if (k == last) {
-      r += c * stride.val[k];
+      add_scaled(r, c, stride, k);
     } else {
-      r += (c % shape.val[k]) * stride.val[k];
+      add_scaled(r, c % shape.val[k], stride, k);
       c /= shape.val[k];
     }
   }
@@ -612,7 +705,10 @@ constexpr IntTuple idx2crd(IntTuple const& idx, IntTuple const& shape, IntTuple 
   return IntTuple((as_int(idx) / as_int(stride)) % s);
 }
 
-// Index -> coordinate of the compact column-major layout of shape.
+// Index -> colexicographic coordinate of shape: every mode but the last takes idx % size(mode) and
+// passes idx / size(mode) on, and the last mode takes all that remains, at every level of the
+// hierarchy. So an index past size(shape) still has a coordinate, as in CuTe:
+// idx2crd(13, (2,3)) == (1,6), and idx2crd(i, shape) inverts crd2idx(c, shape) for every i.
 constexpr IntTuple idx2crd(IntTuple const& idx, IntTuple const& shape) {
   if (is_tuple(idx)) {
     LOOM_REQUIRE(is_tuple(shape) && rank(idx) == rank(shape), "idx2crd: index rank does not match");
@@ -620,8 +716,18 @@ constexpr IntTuple idx2crd(IntTuple const& idx, IntTuple const& shape) {
     for (int i = 0; i < rank(idx); ++i) b.push(idx2crd(get(idx, i), get(shape, i)));
     return b.done();
   }
-  if (is_tuple(shape)) return idx2crd(idx, shape, compact_col_major(shape));
-  return idx;
+  if (is_leaf(shape)) return idx;
+  TupleBuilder b;
+  Int rest = as_int(idx);
+  int R = rank(shape);
+  for (int i = 0; i + 1 < R; ++i) {
+    IntTuple m = get(shape, i);
+    Int n = product(m);
+    b.push(idx2crd(IntTuple(rest % n), m));
+    rest = rest / n;
+  }
+  if (R > 0) b.push(idx2crd(IntTuple(rest), get(shape, R - 1)));
+  return b.done();
 }
 
 // Re-express a coordinate of src_shape as a coordinate of dst_shape.

@@ -57,12 +57,19 @@ struct TiledMMA {
       return value(get(atom.shape_mnk, i)) * loom::size(get(thr_layout_vmnk, i + 1)).v;
     return loom::size(p).v;
   }
+  // The tiler that mode i of a tensor is first divided by: the permutation, or for `_` the plain
+  // tile extent (an integer, not `_`: the tensor's mode is split into (tile, rest) either way, so
+  // partitions come out with the same mode structure as CuTe's).
+  constexpr Tile permutation_mnk(int i) const {
+    Tile p = get(permutation, i);
+    return p.is_underscore() ? Tile(IntTuple(tile_size_mnk(i))) : p;
+  }
 
   // (X,Y,...) -> ((ThrV,(ThrX,ThrY)),(FrgV,(RestX,RestY,...))) for the operand whose modes are
   // (x, y) of MNK and whose atom TV layout is tv.
   constexpr Layout thrfrg(Layout const& t, int x, int y, Layout const& tv) const {
     LOOM_REQUIRE(rank(t) >= 2, "partition: the tensor must have rank 2 or more");
-    Layout t_perm = logical_divide(t, make_tile(get(permutation, x), get(permutation, y)));
+    Layout t_perm = logical_divide(t, make_tile(permutation_mnk(x), permutation_mnk(y)));
     Tile atom_tile = make_tile(make_layout(get(atom.shape_mnk, x)), make_layout(get(atom.shape_mnk, y)));
     Layout t_atom = zipped_divide(t_perm, atom_tile);                  // ((AtomX,AtomY),(RestX,RestY))
     Layout t_tv = composition(t_atom, make_tile(tv, _));               // ((ThrV,FrgV),(RestX,RestY))
@@ -125,8 +132,10 @@ struct TiledMMA::Partition {
   Layout thr_layout_vmnk;
   int x = 0, y = 0;
 
-  constexpr i64 offset(i64 tid) const {
-    LOOM_REQUIRE(0 <= tid && tid < loom::size(thr_layout_vmnk).v, "TiledMMA: thread index out of range");
+  template <class Acc = i64>
+  constexpr Acc offset(i64 tid) const {
+    // As CuTe's get_flat_coord: each mode takes (tid / stride) % shape, so a tid past the size wraps.
+    LOOM_REQUIRE(0 <= tid, "TiledMMA: negative thread index");
     IntTuple const& ts = thr_layout_vmnk.shape;
     IntTuple const& td = thr_layout_vmnk.stride;
     i64 v = idx2flat(tid, ts, td, child_node(ts, 0, 0));
@@ -134,8 +143,8 @@ struct TiledMMA::Partition {
     i64 cy = idx2flat(tid, ts, td, child_node(ts, 0, 1 + y));
     IntTuple const& s = thrfrg.shape;
     IntTuple const& d = thrfrg.stride;
-    return crd2idx_flat(v, s, d, child_node(s, 0, 0, 0)) + crd2idx_flat(cx, s, d, child_node(s, 0, 0, 1, 0)) +
-           crd2idx_flat(cy, s, d, child_node(s, 0, 0, 1, 1));
+    return crd2idx_flat<Acc>(v, s, d, child_node(s, 0, 0, 0)) + crd2idx_flat<Acc>(cx, s, d, child_node(s, 0, 0, 1, 0)) +
+           crd2idx_flat<Acc>(cy, s, d, child_node(s, 0, 0, 1, 1));
   }
 };
 
@@ -161,7 +170,7 @@ struct ThrMMA {
 };
 
 constexpr ThrMMA TiledMMA::get_slice(i64 thr) const {
-  LOOM_REQUIRE(0 <= thr && thr < size(), "TiledMMA: thread index out of range");
+  LOOM_REQUIRE(0 <= thr, "TiledMMA: negative thread index");
   return {*this, thr};
 }
 constexpr ThrMMA TiledMMA::get_thread_slice(i64 thr) const { return get_slice(thr); }

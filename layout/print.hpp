@@ -12,7 +12,11 @@
 namespace loom {
 
 inline std::string to_string(IntTuple const& t) {
-  if (is_leaf(t)) return is_underscore(t) ? "_" : std::to_string(value(t));
+  if (is_leaf(t)) {
+    if (is_underscore(t)) return "_";
+    Int i = as_int(t);
+    return std::to_string(i.v) + (i.is_basis() ? "@" + std::to_string(i.basis) : "");
+  }
   std::string s = "(";
   for (int i = 0; i < rank(t); ++i) {
     if (i) s += ",";
