@@ -1,4 +1,5 @@
-// A GEMM operand in global memory as a DynamicLayout<2>, the form every GEMM kernel indexes it in.
+// A GEMM or elementwise operand in global memory as a GmemTensor, the form every kernel starts its
+// chain from (mA in mA -> local_tile -> partition).
 #pragma once
 
 #include "kernels/registry.hpp"
@@ -6,15 +7,29 @@
 
 namespace loom {
 
+// Is x (the first mode of the view) the contiguous one, for a matrix stored in `order` and seen
+// as (x, y) with x its row index unless `transposed`?
+inline bool x_contiguous(Order order, bool transposed) { return (order == Order::col) != transposed; }
+
 // A matrix stored in `order` with leading dimension ld, seen as (x, y) of extents (nx, ny): x is
-// its row index unless `transposed`. B (K x N) as (n, k) is operand_layout(p.b, p.ldb, n, k, true).
+// its row index unless `transposed`. B (K x N) as (n, k) is operand_tensor(b, p.b, p.ldb, n, k, true).
+// kUnit names the mode whose stride is a static 1 (-1: both strides dynamic); the caller picks it
+// from x_contiguous, and a mismatch is a bug that the check below turns into an error.
+template <int kUnit = -1, class T>
+GmemTensor<T, 2, kUnit> operand_tensor(T* ptr, Order order, i64 ld, i64 nx, i64 ny, bool transposed) {
+  bool const xc = x_contiguous(order, transposed);
+  LOOM_REQUIRE(kUnit < 0 || kUnit == (xc ? 0 : 1), "operand_tensor: the static unit stride is on the wrong mode");
+  return make_gmem_tensor<kUnit>(ptr, Coord<2>{{nx, ny}}, xc ? Coord<2>{{1, ld}} : Coord<2>{{ld, 1}});
+}
+
+// The same as a DynamicLayout<2> (x, y) -> offset, for host-side checks of alignment and strides.
 inline DynamicLayout<2> operand_layout(Order order, i64 ld, i64 nx, i64 ny, bool transposed) {
   DynamicLayout<2> g;
   g.shape[0] = nx;
   g.shape[1] = ny;
-  bool const x_contiguous = (order == Order::col) != transposed;
-  g.stride[0] = x_contiguous ? 1 : ld;
-  g.stride[1] = x_contiguous ? ld : 1;
+  bool const xc = x_contiguous(order, transposed);
+  g.stride[0] = xc ? 1 : ld;
+  g.stride[1] = xc ? ld : 1;
   return g;
 }
 

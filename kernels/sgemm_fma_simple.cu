@@ -107,20 +107,12 @@ __global__ void __launch_bounds__(C::kThreads) sgemm_fma_simple_kernel(SimpleArg
   }
 }
 
-// A matrix stored in `order` with leading dimension ld, seen as (x, y) of extents (nx, ny); x is
-// its row index unless `transposed`.
-template <class T>
-GmemTensor<T, 2> operand(T* ptr, Order order, i64 ld, i64 nx, i64 ny, bool transposed) {
-  DynamicLayout<2> const g = operand_layout(order, ld, nx, ny, transposed);
-  return make_gmem_tensor(ptr, Coord<2>{{g.shape[0], g.shape[1]}}, Coord<2>{{g.stride[0], g.stride[1]}});
-}
-
 cudaError_t launch(Problem const& p0, Operands const& ops, cudaStream_t stream) {
   Problem const p = with_default_lds(p0);
-  SimpleArgs args{operand(static_cast<float const*>(ops.a), p.a, p.lda, p.m, p.k, false),  // A(m, k)
-                  operand(static_cast<float const*>(ops.b), p.b, p.ldb, p.n, p.k, true),   // B(k, n) as (n, k)
-                  operand(static_cast<float const*>(ops.c), p.c, p.ldc, p.m, p.n, false),  // C(m, n)
-                  operand(static_cast<float*>(ops.d), p.c, p.ldc, p.m, p.n, false),        // D(m, n)
+  SimpleArgs args{operand_tensor(static_cast<float const*>(ops.a), p.a, p.lda, p.m, p.k, false),  // A(m, k)
+                  operand_tensor(static_cast<float const*>(ops.b), p.b, p.ldb, p.n, p.k, true),   // B(k, n) as (n, k)
+                  operand_tensor(static_cast<float const*>(ops.c), p.c, p.ldc, p.m, p.n, false),  // C(m, n)
+                  operand_tensor(static_cast<float*>(ops.d), p.c, p.ldc, p.m, p.n, false),        // D(m, n)
                   float(p.alpha), float(p.beta)};
   dim3 grid(unsigned((p.m + C::kBM - 1) / C::kBM), unsigned((p.n + C::kBN - 1) / C::kBN));
   sgemm_fma_simple_kernel<<<grid, C::kThreads, 0, stream>>>(args);
