@@ -301,6 +301,12 @@ struct GmemEngine {
   LOOM_HD constexpr T& deref(Coord<R> const& base, Coord<R> const& v) const { return ptr[offset(base) + offset(v)]; }
 };
 
+// Offsets themselves: a counting tensor shows where every element of a view comes from.
+struct CountingEngine {
+  using Acc = i64;
+  LOOM_HD constexpr i64 deref(i64 base, i64 v) const { return base + v; }
+};
+
 // Coordinates themselves, within `shape`.
 template <int R>
 struct IdentityEngine {
