@@ -1,8 +1,5 @@
-// Loom layout core: tensors, an engine (pointer or iterator) plus a layout.
-//
-// A Tensor's engine is anything with operator[] and operator+: a raw pointer into global, shared
-// or register memory, or a counting iterator whose elements are their own offsets. Views (tiles,
-// partitions, slices) keep the engine and move its start by the view's offset.
+// Loom layout core: tensors, a static layout over an engine (global, shared or register memory,
+// coordinates, or offsets), the form in which kernels use the algebra.
 #pragma once
 
 #include "layout/copy.hpp"
@@ -11,22 +8,6 @@
 #include "layout/swizzle.hpp"
 
 namespace loom {
-
-// Elements are their offsets: a counting tensor shows where every element of a view comes from.
-struct CountingIterator {
-  i64 base = 0;
-  constexpr i64 operator[](i64 i) const { return base + i; }
-  constexpr CountingIterator operator+(i64 o) const { return {base + o}; }
-};
-
-// Elements are coordinates of `shape` (column-major index -> coordinate): identity tensors
-// partition like data and predicate ragged edges.
-struct IdentityIterator {
-  IntTuple shape;
-  i64 base = 0;
-  constexpr IntTuple operator[](i64 i) const { return idx2crd(IntTuple(base + i), shape); }
-  constexpr IdentityIterator operator+(i64 o) const { return {shape, base + o}; }
-};
 
 // A flat rank-R layout whose extents and strides arrive at run time: how kernels hold a global
 // memory tensor. Static tile and thread layouts produce coordinates; this layout turns them into
@@ -75,54 +56,6 @@ constexpr DynamicLayout<R> make_dynamic_layout(Layout const& l) {
   }
   return g;
 }
-
-template <class Engine>
-struct Tensor {
-  Engine data;
-  Layout layout;
-
-  template <class... Cs>
-  constexpr decltype(auto) operator()(Cs const&... cs) const { return data[layout(cs...)]; }
-  constexpr decltype(auto) operator[](i64 i) const { return data[layout(i)]; }
-  constexpr Tensor view(OffsetLayout const& o) const { return {data + o.offset, o.layout}; }
-};
-
-template <class Engine>
-constexpr Tensor<Engine> make_tensor(Engine data, Layout const& layout) { return {data, layout}; }
-constexpr Tensor<CountingIterator> make_counting_tensor(Layout const& layout) { return {{0}, layout}; }
-constexpr Tensor<IdentityIterator> make_identity_tensor(IntTuple const& shape) {
-  return {{shape, 0}, make_layout(shape)};
-}
-
-template <class E> constexpr Int size(Tensor<E> const& t) { return size(t.layout); }
-template <class E> constexpr int rank(Tensor<E> const& t) { return rank(t.layout); }
-template <class E> constexpr IntTuple shape(Tensor<E> const& t) { return t.layout.shape; }
-
-// Slicing with underscores: t(make_coord(_, 3)) is column 3.
-template <class E>
-constexpr Tensor<E> slice(IntTuple const& c, Tensor<E> const& t) { return t.view(slice_and_offset(c, t.layout)); }
-
-template <class E>
-constexpr Tensor<E> local_tile(Tensor<E> const& t, Tile const& tiler, IntTuple const& coord) {
-  return t.view(local_tile(t.layout, tiler, coord));
-}
-template <class E>
-constexpr Tensor<E> local_tile(Tensor<E> const& t, Tile const& tiler, IntTuple const& coord, IntTuple const& step) {
-  return t.view(local_tile(t.layout, tiler, coord, step));
-}
-template <class E>
-constexpr Tensor<E> local_partition(Tensor<E> const& t, Layout const& thr, i64 idx) {
-  return t.view(local_partition(t.layout, thr, idx));
-}
-template <class E>
-constexpr Tensor<E> local_partition(Tensor<E> const& t, Layout const& thr, i64 idx, IntTuple const& step) {
-  return t.view(local_partition(t.layout, thr, idx, step));
-}
-template <class E> constexpr Tensor<E> partition_A(ThrMMA const& m, Tensor<E> const& t) { return t.view(m.partition_A(t.layout)); }
-template <class E> constexpr Tensor<E> partition_B(ThrMMA const& m, Tensor<E> const& t) { return t.view(m.partition_B(t.layout)); }
-template <class E> constexpr Tensor<E> partition_C(ThrMMA const& m, Tensor<E> const& t) { return t.view(m.partition_C(t.layout)); }
-template <class E> constexpr Tensor<E> partition_S(ThrCopy const& c, Tensor<E> const& t) { return t.view(c.partition_S(t.layout)); }
-template <class E> constexpr Tensor<E> partition_D(ThrCopy const& c, Tensor<E> const& t) { return t.view(c.partition_D(t.layout)); }
 
 // ---------------------------------------------------------------------------------------------
 // Device tensors: a static layout, a run-time base, an engine
