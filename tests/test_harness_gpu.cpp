@@ -1,9 +1,11 @@
 // Harness on a GPU: buffers, fill/poison/to_host, cuBLAS against the fp64 reference, the add
-// kernel through the registry. Every test skips without a GPU.
+// kernel through the registry, the event timer. Every test skips without a GPU.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <thread>
 
 #include "harness/harness.hpp"
 
@@ -150,12 +152,31 @@ TEST(HarnessGpu, AddKernelThroughRegistry) {
   EXPECT_EQ(st.unwritten, 0);
 }
 
-TEST(HarnessGpu, Timer) {
+// The stream waits for a host function between the two events, so the timer must report at least
+// the host's sleep (to within the events' resolution of about half a microsecond) and not much
+// more. A timer that ignored its stream, or did not wait for the stop event, would read about 0 or
+// throw.
+void CUDART_CB sleep_ms(void* ms) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(*static_cast<int*>(ms)));
+}
+
+TEST(HarnessGpu, TimerMeasuresAKnownWaitOnItsStream) {
   REQUIRE_GPU();
-  Timer t;
-  t.start();
-  t.stop();
-  EXPECT_GE(t.elapsed_ms(), 0.0f);
+  cudaStream_t s = nullptr;
+  LOOM_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  struct Destroy {
+    cudaStream_t s;
+    ~Destroy() { cudaStreamDestroy(s); }
+  } destroy{s};
+  Timer t(s);
+  for (int ms : {5, 40}) {
+    t.start();
+    LOOM_CUDA(cudaLaunchHostFunc(s, sleep_ms, &ms));
+    t.stop();
+    float const got = t.elapsed_ms();
+    EXPECT_GE(got, float(ms) - 0.01f) << ms << " ms sleep";
+    EXPECT_LT(got, float(ms) + 250.0f) << ms << " ms sleep";
+  }
 }
 
 }  // namespace
