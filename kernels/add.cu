@@ -1,91 +1,125 @@
 // Elementwise add: D = alpha*A + beta*B over an M x N matrix, cuBLAS geam semantics. A, B and D are
-// each row- or column-major with their own leading dimension; fp32, fp16 or bf16, computed in fp32.
+// each row- or column-major with their own leading dimension; fp32, fp16 or bf16, computed in fp32
+// with kernels/numeric.cuh's conversions.
 //
-// Tiling: the problem is seen in D's storage order as R x S, r being D's contiguous mode. A CTA
-// owns a (32V, 64) tile, where V is the number of elements in 16 bytes. A TiledCopy of 32 x 8
-// threads, each holding V consecutive elements, covers the tile in eight steps along s. The copy's
-// partition of the tile's index layout gives every thread its elements, and two coordinate layouts
-// turn a tile index into (r, s). Global memory is a DynamicLayout per operand, and identity
-// coordinates predicate the ragged edges.
+// Tiling: the problem is seen in D's storage order as (R,S), r being D's contiguous mode (its row
+// index when D is column-major, its column index when row-major). A CTA owns the (32V, 64) tiles at
+// r-tile index blockIdx.x, where V is the number of elements in 16 bytes, and steps through their
+// s tiles from blockIdx.y by gridDim.y (which is capped at 65535). A TiledCopy of 32 x 8 threads,
+// each holding V consecutive r, covers a tile in eight steps along s: a thread's part of a tile is
+// (CPY,CPY_R,CPY_S) = (V,1,8), eight 16-byte vectors per operand.
+//
+// Every index goes through the layout core, as a chain from the problem to the element: the (R,S)
+// operand tensors of operand_tensor() (kernels/operand_layout.hpp); the CTA's tiles
+// gA = local_tile(mA) = (BR,BS,s); the thread's parts tAgA = partition_S(gA) = (CPY,CPY_R,CPY_S,s);
+// sliced at the s tile and evaluated at (v,i,j), the element. The identity tensor of (R,S), tiled
+// and partitioned the same way, gives each element's (r,s), which predicates the ragged edges.
 //
 // Pipeline: every load of a thread is issued before any arithmetic, giving 16 independent 16-byte
 // loads in flight per thread; fewer (a 32-deep tile) left bf16 at 0.89x of fp32's bandwidth on
-// the H100, and streaming cache hints cost 2%. When every operand is
-// contiguous along r with 16-byte aligned rows, whole vectors move with 16-byte accesses;
-// otherwise, and at a vector that straddles the edge, elements move one at a time.
+// the H100, and streaming cache hints cost 2%. When every operand is contiguous along r with
+// 16-byte aligned rows (the host checks; then the vector kernel runs), a vector whose last element
+// is inside the matrix moves with one 16-byte access; otherwise, and at a vector that straddles the
+// edge, elements move one at a time, each under its own predicate.
+//
+// What is still written by hand, and why:
+// - The 16-byte access itself: the address of a vector's first element, &tAgA(0,i,j), is read or
+//   written as a uint4, and the registers are Vec unions rather than a Fragment, since the core has
+//   no copy that executes a vector atom. AddConfig checks at compile time that CPY is V consecutive
+//   elements along r, which is what makes this legal.
+// - In the vector kernel A and B have a static unit stride along r (GmemTensor<T,2,0>), but D keeps
+//   its run-time stride 1: with a static one the store address has known low bits (r starts at
+//   blockIdx.x*32V) and NVVM (CUDA 13.0) then splits the union's 16-byte store into narrower ones.
+//   In the scalar kernel D, contiguous along r by definition, has the static unit stride.
+// - __launch_bounds__(256, 1): without the 1, ptxas squeezes the 16-bit vector kernels into 128
+//   registers with 16-24 bytes of spills (two CTAs per SM); with it every variant runs one CTA per
+//   SM, as the kernel always did, with no spills.
+// - The bound of the CTA's loop over s tiles is a ceiling division of D's extent S by the tile.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <cstdint>
 
 #include "kernels/numeric.cuh"
+#include "kernels/operand_layout.hpp"
 #include "kernels/registry.hpp"
 #include "layout/tensor.hpp"
 
 namespace loom {
 namespace {
 
-template <class T>
+// The operands as (r, s) in D's storage order; r is D's contiguous mode, so D's stride on r is 1,
+// and in the vector kernel every operand's is. kUnitAB/kUnitD name the modes whose stride 1 is
+// static (-1: none); why D's is not static in the vector kernel is explained at the top.
+template <class T, bool kVector>
 struct AddArgs {
-  T const* a;
-  T const* b;
-  T* d;
-  DynamicLayout<2> ga, gb, gd;  // (r, s) -> offset, in D's storage order
+  static constexpr int kUnitAB = kVector ? 0 : -1;
+  static constexpr int kUnitD = kVector ? -1 : 0;
+  GmemTensor<T const, 2, kUnitAB> a;  // (R,S)
+  GmemTensor<T const, 2, kUnitAB> b;  // (R,S)
+  GmemTensor<T, 2, kUnitD> d;         // (R,S)
   float alpha, beta;
 };
 
 template <class T>
 struct AddConfig {
-  static constexpr int kV = 16 / sizeof(T);
+  static constexpr int kV = 16 / sizeof(T);  // elements in 16 bytes
   static constexpr int kThreads = 256;
   static constexpr i64 kTileR = 32 * kV, kTileS = 64;
+  static constexpr Tile kTile = make_tile(kTileR, kTileS);
+  // 32 x 8 threads, V consecutive r each: the (32V, 8) slab is copied eight times along s.
   static constexpr TiledCopy kCopy =
       make_tiled_copy(copy_atom(kV), make_layout(make_shape(32, 8)), make_layout(make_shape(kV, 1)));
-  // Each thread's elements as indices into the column-major (kTileR, kTileS) tile.
-  static constexpr TiledCopy::Partition kPart = kCopy.partition_S(make_layout(make_shape(kTileR, kTileS)));
-  // Tile index -> r and -> s: the two components of the tile's identity layout.
-  static constexpr Layout kR = make_layout(make_shape(kTileR, kTileS), make_stride(1, 0));
-  static constexpr Layout kS = make_layout(make_shape(kTileR, kTileS), make_stride(0, 1));
-  static_assert(size(kPart.layout).v * kThreads == kTileR * kTileS);
-  static_assert(rank(kPart.layout) == 3 && size(get(kPart.layout, 0)).v == kV);
+  static_assert(kCopy.size() == kThreads);
+
+  // What add_tile relies on, checked on the layout a thread's part of a tile has: (CPY,CPY_R,CPY_S,s)
+  // with CPY the V elements of one 16-byte vector, consecutive along r.
+  static constexpr Layout kPart =
+      kCopy.partition_S(local_tile(dynamic_identity_layout<2>(), kTile, make_coord(0, _)).layout).layout;
+  static constexpr bool cpy_is_r_vector() {
+    Layout const cpy = get(kPart, 0);
+    if (size(cpy).v != kV) return false;
+    for (i64 v = 0; v < kV; ++v)
+      if (!(crd2idx_flat<Coord<2>>(v, cpy.shape, cpy.stride) == Coord<2>{{v, 0}})) return false;
+    return true;
+  }
+  static_assert(rank(kPart) == 4 && cpy_is_r_vector());
+  static_assert(size(get(kPart, 1)).v * size(get(kPart, 2)).v * kV * kThreads == kTileR * kTileS);
 };
 
-// One 16-byte vector of T.
+// One 16-byte vector of T, the register side of a CPY mode.
 template <class T>
 union Vec {
   uint4 u;
   T e[16 / sizeof(T)];
 };
 
-// Static layouts enter as template arguments so that nvcc folds every offset to a constant.
-template <class T, bool kVector, TiledCopy::Partition P, Layout kR, Layout kS>
-__device__ __forceinline__ void add_tile(AddArgs<T> const& args, i64 r0, i64 s0) {
+// One (BR,BS) tile, given each tensor's (CPY,CPY_R,CPY_S) part of it for this thread: tAgA, tBgB
+// and tDgD hold the operands, tDcD the (r,s) coordinates. Every load is issued before any
+// arithmetic: 2 x CPY_R x CPY_S = 16 independent 16-byte loads in flight per thread.
+template <class T, bool kVector, class TA, class TB, class TD, class TC>
+__device__ __forceinline__ void add_tile(TA const& tAgA, TB const& tBgB, TD const& tDgD, TC const& tDcD,
+                                         Coord<2> const& extent, float alpha, float beta) {
   constexpr int V = 16 / sizeof(T);
-  constexpr int N1 = int(size(get(P.layout, 1)).v), N2 = int(size(get(P.layout, 2)).v);
-  i64 const base = P.offset(threadIdx.x);
+  constexpr int N1 = int(size(get(TD::layout, 1)).v), N2 = int(size(get(TD::layout, 2)).v);
 
   Vec<T> va[N1][N2], vb[N1][N2];
-  bool whole[N1][N2];
+  bool whole[N1][N2];  // the vector's last element, hence all of it, is inside the matrix
 #pragma unroll
   for (int i = 0; i < N1; ++i)
 #pragma unroll
     for (int j = 0; j < N2; ++j) {
-      i64 t = base + P.layout(0, i, j);
-      i64 r = r0 + kR(t), s = s0 + kS(t);
-      whole[i][j] = kVector && args.gd.contains(r + V - 1, s);
+      whole[i][j] = kVector && elem_less(tDcD(V - 1, i, j), extent);
       if (whole[i][j]) {
-        va[i][j].u = *reinterpret_cast<uint4 const*>(args.a + args.ga(r, s));
-        vb[i][j].u = *reinterpret_cast<uint4 const*>(args.b + args.gb(r, s));
+        va[i][j].u = *reinterpret_cast<uint4 const*>(&tAgA(0, i, j));
+        vb[i][j].u = *reinterpret_cast<uint4 const*>(&tBgB(0, i, j));
       } else {
 #pragma unroll
-        for (int v = 0; v < V; ++v) {
-          i64 tv = base + P.layout(v, i, j);
-          i64 rv = r0 + kR(tv), sv = s0 + kS(tv);
-          if (args.gd.contains(rv, sv)) {
-            va[i][j].e[v] = args.a[args.ga(rv, sv)];
-            vb[i][j].e[v] = args.b[args.gb(rv, sv)];
+        for (int v = 0; v < V; ++v)
+          if (elem_less(tDcD(v, i, j), extent)) {
+            va[i][j].e[v] = tAgA(v, i, j);
+            vb[i][j].e[v] = tBgB(v, i, j);
           }
-        }
       }
     }
 
@@ -96,61 +130,69 @@ __device__ __forceinline__ void add_tile(AddArgs<T> const& args, i64 r0, i64 s0)
       Vec<T> out;
 #pragma unroll
       for (int v = 0; v < V; ++v)
-        out.e[v] = from_f32<T>(args.alpha * to_f32(va[i][j].e[v]) + args.beta * to_f32(vb[i][j].e[v]));
-      i64 t = base + P.layout(0, i, j);
-      i64 r = r0 + kR(t), s = s0 + kS(t);
+        out.e[v] = from_f32<T>(alpha * to_f32(va[i][j].e[v]) + beta * to_f32(vb[i][j].e[v]));
       if (whole[i][j]) {
-        *reinterpret_cast<uint4*>(args.d + args.gd(r, s)) = out.u;
+        *reinterpret_cast<uint4*>(&tDgD(0, i, j)) = out.u;
       } else {
 #pragma unroll
-        for (int v = 0; v < V; ++v) {
-          i64 tv = base + P.layout(v, i, j);
-          i64 rv = r0 + kR(tv), sv = s0 + kS(tv);
-          if (args.gd.contains(rv, sv)) args.d[args.gd(rv, sv)] = out.e[v];
-        }
+        for (int v = 0; v < V; ++v)
+          if (elem_less(tDcD(v, i, j), extent)) tDgD(v, i, j) = out.e[v];
       }
     }
 }
 
 template <class T, bool kVector>
-__global__ void __launch_bounds__(AddConfig<T>::kThreads) add_kernel(AddArgs<T> args) {
+__global__ void __launch_bounds__(AddConfig<T>::kThreads, 1) add_kernel(AddArgs<T, kVector> const args) {
   using C = AddConfig<T>;
-  i64 const r0 = i64(blockIdx.x) * C::kTileR;
+  int const tid = int(threadIdx.x);
+  i64 const r = blockIdx.x;
+
+  auto gA = local_tile<C::kTile>(args.a, r, _);  // (BR,BS,s)
+  auto gB = local_tile<C::kTile>(args.b, r, _);
+  auto gD = local_tile<C::kTile>(args.d, r, _);
+  auto cD = local_tile<C::kTile>(make_identity_tensor(shape(args.d)), r, _);  // (BR,BS,s) -> (r,s)
+
+  auto tAgA = partition_S<C::kCopy>(gA, tid);  // (CPY,CPY_R,CPY_S,s)
+  auto tBgB = partition_S<C::kCopy>(gB, tid);
+  auto tDgD = partition_D<C::kCopy>(gD, tid);
+  auto tDcD = partition_D<C::kCopy>(cD, tid);
+
   // gridDim.y is capped at 65535, so CTAs step through the s tiles.
-  for (i64 st = blockIdx.y; st * C::kTileS < args.gd.shape[1]; st += gridDim.y)
-    add_tile<T, kVector, C::kPart, C::kR, C::kS>(args, r0, st * C::kTileS);
+  i64 const s_tiles = (shape(args.d)[1] + C::kTileS - 1) / C::kTileS;
+  for (i64 s = blockIdx.y; s < s_tiles; s += gridDim.y)
+    add_tile<T, kVector>(tAgA(_, _, _, s), tBgB(_, _, _, s), tDgD(_, _, _, s), tDcD(_, _, _, s),
+                         shape(args.d), args.alpha, args.beta);
+}
+
+template <class T, bool kVector>
+cudaError_t launch_kernel(Problem const& p, Operands const& ops, cudaStream_t stream) {
+  using C = AddConfig<T>;
+  constexpr int kUnitAB = AddArgs<T, kVector>::kUnitAB, kUnitD = AddArgs<T, kVector>::kUnitD;
+  // r is D's contiguous mode: its row index when D is column-major, its column index when row-major.
+  bool const tr = p.c == Order::row;
+  i64 const R = tr ? p.n : p.m, S = tr ? p.m : p.n;
+  AddArgs<T, kVector> args{operand_tensor<kUnitAB>(static_cast<T const*>(ops.a), p.a, p.lda, R, S, tr),
+                           operand_tensor<kUnitAB>(static_cast<T const*>(ops.b), p.b, p.ldb, R, S, tr),
+                           operand_tensor<kUnitD>(static_cast<T*>(ops.d), p.c, p.ldc, R, S, tr),
+                           float(p.alpha), float(p.beta)};
+  dim3 grid(unsigned((R + C::kTileR - 1) / C::kTileR),
+            unsigned(std::min<i64>((S + C::kTileS - 1) / C::kTileS, 65535)));
+  add_kernel<T, kVector><<<grid, C::kThreads, 0, stream>>>(args);
+  return cudaGetLastError();
 }
 
 template <class T>
-cudaError_t launch_add(Problem const& p, Operands const& ops, cudaStream_t stream) {
-  using C = AddConfig<T>;
-  bool const col = p.c == Order::col;
-  i64 const R = col ? p.m : p.n, S = col ? p.n : p.m;
-  auto in_d_order = [&](Order o, i64 ld) {
-    DynamicLayout<2> g;
-    g.shape[0] = R;
-    g.shape[1] = S;
-    g.stride[0] = o == p.c ? 1 : ld;
-    g.stride[1] = o == p.c ? ld : 1;
-    return g;
+cudaError_t launch_add(Problem const& p0, Operands const& ops, cudaStream_t stream) {
+  Problem const p = with_default_lds(p0);
+  bool const tr = p.c == Order::row;
+  // 16-byte vectors: the operand is contiguous along r, and its base and every s-line are aligned.
+  auto vectors = [&](void const* ptr, Order order, i64 ld) {
+    return x_contiguous(order, tr) && reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0 &&
+           (ld * i64(sizeof(T))) % 16 == 0;
   };
-  AddArgs<T> args{static_cast<T const*>(ops.a), static_cast<T const*>(ops.b), static_cast<T*>(ops.d),
-                  in_d_order(p.a, p.lda), in_d_order(p.b, p.ldb), in_d_order(p.c, p.ldc),
-                  float(p.alpha), float(p.beta)};
-
-  auto aligned = [](void const* ptr, DynamicLayout<2> const& g) {
-    return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0 && g.stride[0] == 1 &&
-           (g.stride[1] * i64(sizeof(T))) % 16 == 0;
-  };
-  bool const vector = aligned(ops.a, args.ga) && aligned(ops.b, args.gb) && aligned(ops.d, args.gd);
-
-  dim3 grid(unsigned((R + C::kTileR - 1) / C::kTileR),
-            unsigned(std::min<i64>((S + C::kTileS - 1) / C::kTileS, 65535)));
-  if (vector)
-    add_kernel<T, true><<<grid, C::kThreads, 0, stream>>>(args);
-  else
-    add_kernel<T, false><<<grid, C::kThreads, 0, stream>>>(args);
-  return cudaGetLastError();
+  if (vectors(ops.a, p.a, p.lda) && vectors(ops.b, p.b, p.ldb) && vectors(ops.d, p.c, p.ldc))
+    return launch_kernel<T, true>(p, ops, stream);
+  return launch_kernel<T, false>(p, ops, stream);
 }
 
 cudaError_t launch(Problem const& p, Operands const& ops, cudaStream_t stream) {
@@ -163,7 +205,7 @@ cudaError_t launch(Problem const& p, Operands const& ops, cudaStream_t stream) {
 }
 
 std::string check(Problem const& p) {
-  i64 const R = p.c == Order::col ? p.m : p.n;
+  i64 const R = p.c == Order::row ? p.n : p.m;
   if ((R + AddConfig<float>::kTileR - 1) / AddConfig<float>::kTileR > i64(0x7fffffff))
     return "the contiguous extent of D is too large for the grid";
   return {};
