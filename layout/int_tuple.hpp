@@ -657,6 +657,7 @@ constexpr i64 idx2flat(i64 idx, IntTuple const& shape, IntTuple const& stride, i
 // Coordinate -> index. An integer coordinate into a tuple shape is split colexicographically; the
 // last mode takes what remains without a modulo. Underscores count as 0.
 constexpr Int crd2idx(IntTuple const& coord, IntTuple const& shape, IntTuple const& stride) {
+  LOOM_REQUIRE(is_leaf(shape) || rank(shape) > 0, "crd2idx: a mode of the shape is an empty tuple");
   if (is_tuple(coord)) {
     LOOM_REQUIRE(is_tuple(shape) && rank(coord) == rank(shape) && rank(shape) == rank(stride),
                  "crd2idx: coordinate rank does not match the shape");
@@ -717,16 +718,17 @@ constexpr IntTuple idx2crd(IntTuple const& idx, IntTuple const& shape) {
     return b.done();
   }
   if (is_leaf(shape)) return idx;
+  int R = rank(shape);
+  LOOM_REQUIRE(R > 0, "idx2crd: an integer index into an empty tuple");
   TupleBuilder b;
   Int rest = as_int(idx);
-  int R = rank(shape);
   for (int i = 0; i + 1 < R; ++i) {
     IntTuple m = get(shape, i);
     Int n = product(m);
     b.push(idx2crd(IntTuple(rest % n), m));
     rest = rest / n;
   }
-  if (R > 0) b.push(idx2crd(IntTuple(rest), get(shape, R - 1)));
+  b.push(idx2crd(IntTuple(rest), get(shape, R - 1)));
   return b.done();
 }
 

@@ -384,32 +384,40 @@ constexpr Layout composition_impl(IntTuple const& ls, IntTuple const& ld, IntTup
   if (rstride.is_constant(0)) return {rs, rd};
   if (is_leaf(ls)) return {rs, IntTuple(rstride * as_int(ld))};
 
+  // Walk the leading modes of A (A is flat here). B's stride first steps over whole modes of A
+  // (rest_stride shrinks by each mode's size, rounding up), then B's shape is taken out of the
+  // modes that are left. Only what can be checked with static values is checked, and the checks
+  // are the relaxed ones of CuTe >= 3.9: the stride either is a multiple of the mode's size or
+  // falls inside the mode, and the shape taken from a mode divides what remains of B's shape.
   int R = rank(ls);
-  IntTuple shape0 = take(ls, 0, R - 1);
-  IntTuple shape1 = shape0, stride1 = take(ld, 0, R - 1);
-  Int rest_stride = rstride;
-  if (!rstride.is_constant(1)) {
-    // Divide the stride out of the leading modes: the modes it steps over disappear.
-    TupleBuilder s1;
-    for (int i = 0; i < R - 1; ++i) {
-      Int di = as_int(get(shape0, i));
-      s1.push(IntTuple(shape_div(di, rest_stride)));
-      rest_stride = shape_div(rest_stride, di);
+  TupleBuilder res_s, res_d;
+  Int rest_shape = rshape, rest_stride = rstride;
+  for (int i = 0; i + 1 < R; ++i) {
+    Int cs = as_int(get(ls, i)), cd = as_int(get(ld, i));
+    if (cs.is_static() && rest_stride.is_static())
+      LOOM_REQUIRE(rest_stride.v % cs.v == 0 || rest_stride.v < cs.v,
+                   "composition: stride divisibility condition violated (the stride of B neither "
+                   "is a multiple of a mode of A nor falls inside it)");
+    Int next_shape = ceil_div(cs, abs(rest_stride));
+    Int next_stride = ceil_div(abs(rest_stride), cs) * signum(rest_stride);
+    if (!next_shape.is_constant(1) && !rest_shape.is_constant(1)) {
+      Int new_shape = min(next_shape, rest_shape);
+      if (new_shape.is_static() && rest_shape.is_static())
+        LOOM_REQUIRE(rest_shape.v % new_shape.v == 0,
+                     "composition: shape divisibility condition violated (a mode of A does not "
+                     "divide the shape of B)");
+      res_s.push(IntTuple(new_shape));
+      res_d.push(IntTuple(rest_stride * cd));
+      rest_shape = rest_shape / new_shape;
     }
-    shape1 = s1.done();
-    stride1 = elem_scale(stride1, shape_div(shape0, shape1));
-  }
-  // Then take the shape out of what is left, mode by mode.
-  TupleBuilder s2;
-  Int rest_shape = rshape;
-  for (int i = 0; i < R - 1; ++i) {
-    Int si = abs(as_int(get(shape1, i)));
-    s2.push(IntTuple(shape_min(si, rest_shape)));
-    rest_shape = shape_div(rest_shape, si);
+    rest_stride = next_stride;
   }
   Int last_stride = as_int(get(ld, R - 1));
-  if (!rstride.is_constant(1)) last_stride = rest_stride * last_stride;
-  return bw_coalesce(s2.done(), stride1, R - 2, rest_shape, last_stride);
+  if (res_s.size() == 0) return {IntTuple(rest_shape), IntTuple(rest_stride * last_stride)};
+  if (rest_shape.is_constant(1)) return {unwrap(res_s.done()), unwrap(res_d.done())};
+  res_s.push(IntTuple(rest_shape));
+  res_d.push(IntTuple(rest_stride * last_stride));
+  return {res_s.done(), res_d.done()};
 }
 
 }  // namespace detail
@@ -423,6 +431,7 @@ constexpr Layout composition(Layout const& a, Layout const& b) {
 // not reach are dropped.
 constexpr Layout composition(Layout const& a, Tile const& t) {
   if (t.is_tuple()) {
+    LOOM_REQUIRE(t.rank() > 0, "composition: the tiler is an empty tuple");
     LOOM_REQUIRE(t.rank() <= rank(a), "composition: the tiler has more modes than the layout");
     LayoutBuilder r;
     for (int i = 0; i < t.rank(); ++i) r.push(composition(get(a, i), get(t, i)));
@@ -492,41 +501,104 @@ constexpr Layout complement(Layout const& a) {
 // Inverses
 // ---------------------------------------------------------------------------------------------
 
-// R with a(R(i)) == i for every i < size(R): follow the strides up from 1 as far as they chain.
-constexpr Layout right_inverse(Layout const& a) {
-  Layout flat = coalesce(a);
-  IntTuple fs = wrap(flat.shape), fd = wrap(flat.stride);
-  IntTuple rstride = wrap(compact_col_major(flat.shape));
-  TupleBuilder s, d;
-  i64 next = 1;
-  bool used[IntTuple::kCap] = {};
-  for (;;) {
-    int found = -1;
-    for (int i = 0; i < rank(fd) && found < 0; ++i) {
-      Int di = abs(as_int(get(fd, i)));
-      if (!used[i] && di.is_constant(next)) found = i;
-    }
-    if (found < 0) break;
-    used[found] = true;
-    s.push(get(fs, found));
-    d.push(IntTuple(signum(as_int(get(fd, found))) * as_int(get(rstride, found))));
-    Int ext = as_int(get(fs, found)) * abs(as_int(get(fd, found)));
-    if (!ext.is_static() || ext.v == next) break;
-    next = ext.v;
+namespace detail {
+
+// The flat modes of coalesce(a) in order of increasing stride, ordered exactly as CuTe's
+// compile-time exchange sort orders them: equal strides can end up out of their original order,
+// and that order decides which of them an inverse picks. Only static strides take part when
+// static_only is set. Also gives the exclusive prefix products of the shape (the column-major
+// strides of the coalesced layout's domain).
+struct SortedModes {
+  IntTuple shape, stride;    // coalesce(a), wrapped to a tuple
+  Int preprod[IntTuple::kCap + 1];
+  int order[IntTuple::kCap] = {};
+  int n = 0;                 // modes in order[]
+};
+constexpr SortedModes sorted_modes(Layout const& a, bool static_only) {
+  Layout c = coalesce(a);
+  SortedModes m;
+  m.shape = wrap(c.shape);
+  m.stride = wrap(c.stride);
+  int R = rank(m.shape);
+  m.preprod[0] = Int{1};
+  for (int i = 0; i < R; ++i) m.preprod[i + 1] = as_int(get(m.shape, i)) * m.preprod[i];
+  i64 key[IntTuple::kCap] = {};
+  for (int i = 0; i < R; ++i) {
+    Int d = as_int(get(m.stride, i));
+    if (static_only && !d.is_static()) continue;
+    key[m.n] = d.v;
+    m.order[m.n++] = i;
   }
-  if (s.size() == 0) return {IntTuple(1), IntTuple(0)};
-  return {unwrap(s.done()), unwrap(d.done())};
+  for (int i = 0; i < m.n; ++i)
+    for (int j = i + 1; j < m.n; ++j)
+      if (key[j] < key[i]) {
+        i64 k = key[i];
+        key[i] = key[j];
+        key[j] = k;
+        int o = m.order[i];
+        m.order[i] = m.order[j];
+        m.order[j] = o;
+      }
+  return m;
 }
 
-// R with R(a(i)) == i for every i < size(a); a must be injective.
-constexpr Layout left_inverse(Layout const& a) { return right_inverse(make_layout(a, complement(a))); }
+}  // namespace detail
+
+// R with a(R(i)) == i for every i < size(R): starting from stride 1, take the mode whose stride is
+// the extent reached so far, as long as the strides chain. Negative and dynamic strides never
+// chain. The result's strides are the positions of those modes in a's (coalesced) domain.
+constexpr Layout right_inverse(Layout const& a) {
+  detail::SortedModes m = detail::sorted_modes(a, true);
+  TupleBuilder s, d;
+  s.push(IntTuple(1));  // a size-1 seed mode, which the final coalesce drops
+  d.push(IntTuple(0));
+  Int curr{1};
+  for (int k = 0; k < m.n; ++k) {
+    int i = m.order[k];
+    Int di = as_int(get(m.stride, i)), si = as_int(get(m.shape, i));
+    if (curr.is_static() && di.v == curr.v) {
+      s.push(IntTuple(si));
+      d.push(IntTuple(m.preprod[i]));
+      curr = si * di;
+    }
+  }
+  return coalesce(Layout{s.done(), d.done()});
+}
+
+// A quasi-inverse R with a(R(a(i))) == a(i) for every i < size(a), and R(a(i)) == i when a is
+// injective. The modes of a are visited by increasing stride; the gap below each stride becomes a
+// mode of stride 0 (an offset that a never produces maps to the start of its gap), then the mode
+// itself. a's strides must be static, and each one a multiple of the extent before it.
+constexpr Layout left_inverse(Layout const& a) {
+  detail::SortedModes m = detail::sorted_modes(a, false);
+  LOOM_REQUIRE(is_static(m.stride), "left_inverse: the strides must be static");
+  TupleBuilder s, d;
+  d.push(IntTuple(0));
+  Int covered{1};  // size of the result so far
+  for (int k = 0; k < m.n; ++k) {
+    int i = m.order[k];
+    Int di = as_int(get(m.stride, i));
+    if (di.is_constant(0)) continue;
+    LOOM_REQUIRE(di.v % covered.v == 0,
+                 "left_inverse: a stride is not a multiple of the extent below it (divisibility condition)");
+    Int si = di / covered;
+    s.push(IntTuple(si));
+    d.push(IntTuple(m.preprod[i]));
+    covered = covered * si;
+  }
+  s.push(get(m.shape, m.order[m.n - 1]));
+  return coalesce(Layout{s.done(), d.done()});
+}
 
 // ---------------------------------------------------------------------------------------------
 // Divides: logical_divide(A, T) = A o (T, T*), with T* the complement of T in size(A)
 // ---------------------------------------------------------------------------------------------
 
+// The complement is taken in the shape of coalesce(A), not of A: for a tiler that does not
+// divide A this decides the rest mode, e.g. (3,5):(1,3) by 2:1 has the rest 8:2 (ceil(15/2)), not
+// the (ceil(3/2), 5) that A's own shape would give.
 constexpr Layout logical_divide(Layout const& a, Layout const& tiler) {
-  return composition(a, make_layout(tiler, complement(tiler, a.shape)));
+  return composition(a, make_layout(tiler, complement(tiler, coalesce(a).shape)));
 }
 constexpr Layout logical_divide(Layout const& a, Tile const& t) {
   if (t.is_tuple())
@@ -600,11 +672,12 @@ constexpr Layout flat_product(Layout const& a, Tile const& t) {
 }
 
 namespace detail {
+// The two modes of the logical product, padded to a common rank and zipped mode by mode. The modes
+// are not coalesced: CuTe 4.x keeps the (block, tiler) structure of every mode.
 constexpr Layout rank_product(Layout const& block, Layout const& tiler, bool raked) {
   int R = rank(block) > rank(tiler) ? rank(block) : rank(tiler);
   Layout p = logical_product(append(block, R), append(tiler, R));
-  Layout z = raked ? zip(get(p, 1), get(p, 0)) : zip(get(p, 0), get(p, 1));
-  return coalesce(z, tuple_repeat(R, IntTuple(1)));
+  return raked ? zip(get(p, 1), get(p, 0)) : zip(get(p, 0), get(p, 1));
 }
 }  // namespace detail
 
@@ -624,6 +697,8 @@ constexpr Layout raked_product(Layout const& block, Layout const& tiler) {
 
 // The tile at `coord` of the tiling of a by t: coord indexes the rest modes.
 constexpr OffsetLayout inner_partition(Layout const& a, Tile const& t, IntTuple const& coord) {
+  LOOM_REQUIRE(!t.is_tuple() || t.rank() > 0,
+               "local_tile: the tiler has no modes (or the step drops all of them)");
   Layout z = zipped_divide(a, t);
   int r0 = rank(get(z.shape, 0)), r1 = rank(get(z.shape, 1));
   IntTuple rest = is_tuple(coord) ? append(coord, r1, _) : coord;
@@ -657,7 +732,6 @@ struct LocalPartition {
   // idx may exceed size(thr) when thr is a Step projection of a larger thread layout: each mode
   // takes (idx / stride) % shape, as get_flat_coord does.
   constexpr i64 offset(i64 idx) const {
-    LOOM_REQUIRE(0 <= idx, "local_partition: negative thread index");
     if (is_leaf(thr.shape)) return crd2idx_flat(idx2flat(idx, thr.shape, thr.stride), tiled.shape, tiled.stride, child_node(tiled.shape, 0, 0));
     i64 r = 0;
     LOOM_UNROLL
@@ -674,15 +748,17 @@ constexpr LocalPartition make_local_partition(Layout const& a, Layout const& thr
   int r0 = rank(get(z.shape, 0)), r1 = rank(get(z.shape, 1));
   return {slice(make_coord(repeat(r0, 0), repeat(r1, _)), z), z, thr};
 }
+// As in CuTe, any index is taken: one past size(thr) wraps around mode by mode (see
+// LocalPartition::offset), and a negative one follows C++'s division.
 constexpr OffsetLayout local_partition(Layout const& a, Layout const& thr, i64 idx) {
-  LOOM_REQUIRE(0 <= idx && idx < size(thr).v, "local_partition: thread index out of range");
   LocalPartition p = make_local_partition(a, thr);
   return {p.layout, p.offset(idx)};
 }
 // The Step drops modes of the thread layout; idx still counts threads of the whole layout.
 constexpr OffsetLayout local_partition(Layout const& a, Layout const& thr, i64 idx, IntTuple const& step) {
-  LOOM_REQUIRE(0 <= idx && idx < size(thr).v, "local_partition: thread index out of range");
-  LocalPartition p = make_local_partition(a, dice(step, thr));
+  Layout kept = dice(step, thr);
+  LOOM_REQUIRE(rank(kept) > 0, "local_partition: the step drops every mode of the thread layout");
+  LocalPartition p = make_local_partition(a, kept);
   return {p.layout, p.offset(idx)};
 }
 

@@ -135,7 +135,6 @@ struct TiledMMA::Partition {
   template <class Acc = i64>
   constexpr Acc offset(i64 tid) const {
     // As CuTe's get_flat_coord: each mode takes (tid / stride) % shape, so a tid past the size wraps.
-    LOOM_REQUIRE(0 <= tid, "TiledMMA: negative thread index");
     IntTuple const& ts = thr_layout_vmnk.shape;
     IntTuple const& td = thr_layout_vmnk.stride;
     i64 v = idx2flat(tid, ts, td, child_node(ts, 0, 0));
@@ -170,7 +169,6 @@ struct ThrMMA {
 };
 
 constexpr ThrMMA TiledMMA::get_slice(i64 thr) const {
-  LOOM_REQUIRE(0 <= thr, "TiledMMA: negative thread index");
   return {*this, thr};
 }
 constexpr ThrMMA TiledMMA::get_thread_slice(i64 thr) const { return get_slice(thr); }

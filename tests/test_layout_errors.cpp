@@ -24,35 +24,44 @@ TEST(LayoutErrors, ShapeDivDivisibility) {
 }
 
 TEST(LayoutErrors, CompositionDivisibility) {
-  // (4,6):(1,5) does not coalesce (4*1 != 5). 3:1 takes 3 of the first mode's 4, then
-  // shape_div(3, 4): neither divides the other.
-  EXPECT_THROW(composition(L(S(4, 6), S(1, 5)), L(3, 1)), LayoutError);
-  // Stride 3 into a mode of 4: shape_div(4, 3).
-  EXPECT_THROW(composition(L(S(4, 6), S(1, 5)), L(2, 3)), LayoutError);
-  // 6 elements from a first mode of 4: shape_div(6, 4).
+  // CuTe >= 3.9's conditions, checked when the values are static: B's stride is a multiple of a
+  // mode of A or falls inside it, and the part of a mode that B takes divides B's shape.
+  // (4,6):(1,8) o 6:1: 4 of the 6 elements come from the mode of 4, and 4 does not divide 6.
   EXPECT_THROW(composition(L(S(4, 6), S(1, 8)), L(6, 1)), LayoutError);
-  // The same with a divisor is fine: 2 of the 4.
+  // Stride 6 steps past the mode of 4 without being a multiple of it.
+  EXPECT_THROW(composition(L(S(4, 6), S(1, 5)), L(2, 6)), LayoutError);
+  // Accepted since CuTe 3.9: 3 of the 4 (3 falls inside the mode), and a stride inside the mode.
+  EXPECT_EQ(str(composition(L(S(4, 6), S(1, 5)), L(3, 1))), "3:1");
+  EXPECT_EQ(str(composition(L(S(4, 6), S(1, 5)), L(2, 3))), "2:3");
   EXPECT_EQ(str(composition(L(S(4, 6), S(1, 5)), L(2, 1))), "2:1");
-  // (4,6):(1,4) is the compact 24:1 after coalescing, so 3:1 never meets the 4: no error, as in
+  // (4,6):(1,4) is the compact 24:1 after coalescing, so 6:1 never meets the 4: no error, as in
   // CuTe (coalesce_x runs before the divisibility checks).
-  EXPECT_EQ(str(composition(L(S(4, 6), S(1, 4)), L(3, 1))), "3:1");
+  EXPECT_EQ(str(composition(L(S(4, 6), S(1, 4)), L(6, 1))), "6:1");
   // Dynamic shapes waive the check (CuTe: "Waive dynamic assertion"); no error.
-  EXPECT_NO_THROW(composition(L(S(dyn(4), dyn(6)), S(1, 5)), L(3, 1)));
-  // Through a tiler: mode 1 of (8,(4,6)):(1,(8,40)) by 3.
-  EXPECT_THROW(composition(L(S(8, S(4, 6)), S(1, S(8, 40))), make_tile(_, 3)), LayoutError);
+  EXPECT_NO_THROW(composition(L(S(dyn(4), dyn(6)), S(1, 5)), L(6, 1)));
+  // Through a tiler: mode 1 of (8,(4,6)):(1,(8,40)) by 6.
+  EXPECT_THROW(composition(L(S(8, S(4, 6)), S(1, S(8, 40))), make_tile(_, 6)), LayoutError);
+  // An empty tuple is no tiler for composition.
+  EXPECT_THROW(composition(L(S(8, 8)), Tile(make_tuple())), LayoutError);
 }
 
 TEST(LayoutErrors, DividesAndPartitionsDivisibility) {
-  // logical_divide((6,4):(1,7), 4): the tile takes 4 of the 6 (shape_div(4, 6) fails).
-  Layout a = L(S(6, 4), S(1, 7));
-  EXPECT_THROW(logical_divide(a, L(4)), LayoutError);
-  EXPECT_THROW(zipped_divide(a, Tile(4)), LayoutError);
-  EXPECT_THROW(local_tile(L(S(S(6, 4), 8), S(S(1, 7), 64)), Tile(S(4, 8)), make_coord(0, 0)), LayoutError);
-  EXPECT_THROW(local_partition(L(S(S(6, 4), 8), S(S(1, 7), 64)), L(S(4, 2)), 0), LayoutError);
+  // logical_divide((4,6):(1,5), 6): the tile takes 4 of the mode of 4, and 4 does not divide 6.
+  Layout a = L(S(4, 6), S(1, 5));
+  EXPECT_THROW(logical_divide(a, L(6)), LayoutError);
+  EXPECT_THROW(zipped_divide(a, Tile(6)), LayoutError);
+  EXPECT_THROW(local_tile(L(S(S(4, 6), 8), S(S(1, 5), 64)), Tile(S(6, 8)), make_coord(0, 0)), LayoutError);
+  EXPECT_THROW(local_partition(L(S(S(4, 6), 8), S(S(1, 5), 64)), L(S(6, 2)), 0), LayoutError);
+  // 4 of a mode of 6 is fine (4 falls inside the mode): the rest mode is the complement in the
+  // coalesced shape, (6,4):(1,7) / 4 = (4,(2,4)):(1,(4,7)).
+  EXPECT_EQ(str(logical_divide(L(S(6, 4), S(1, 7)), L(4))), "(4,(2,4)):(1,(4,7))");
   // A tile that does not divide a single compact mode pads it, as in CuTe (the rest is
   // ceil_div(6, 4) = 2 tiles): 6:1 / 4 = (4,2):(1,4), 8 positions for 6 elements.
   EXPECT_EQ(str(logical_divide(L(6), 4)), "(4,2):(1,4)");
   EXPECT_EQ(str(local_tile(L(S(6, 8)), Tile(S(4, 4)), make_coord(1, 1))), "(4,4):(1,6)@28");
+  // A Step that drops every mode leaves nothing to tile or partition by.
+  EXPECT_THROW(local_tile(L(S(8, 8)), Tile(S(4, 4)), make_coord(1, 0), make_step(X, X)), LayoutError);
+  EXPECT_THROW(local_partition(L(S(8, 8)), L(S(2, 4), S(4, 1)), 5, make_step(X, X)), LayoutError);
 }
 
 TEST(LayoutErrors, ComplementPreconditions) {
@@ -60,7 +69,9 @@ TEST(LayoutErrors, ComplementPreconditions) {
   EXPECT_THROW(complement(L(S(2, 2), S(2, 2))), LayoutError);
   EXPECT_THROW(complement(L(S(2, 3), S(1, dyn(2))), 12), LayoutError);     // dynamic strides, rank 2
   EXPECT_NO_THROW(complement(L(12, dyn(2)), 48));                          // rank 1 is fine
-  EXPECT_THROW(left_inverse(L(S(2, 2), S(1, 1))), LayoutError);            // through complement
+  // left_inverse: visited by stride, 8:5 leaves a gap mode of 5, and 16 is no multiple of it.
+  EXPECT_THROW(left_inverse(L(S(8, 2, 2), S(5, 0, 16))), LayoutError);
+  EXPECT_EQ(str(left_inverse(L(S(2, 2), S(1, 1)))), "2:2");               // not injective: fine
   EXPECT_THROW(logical_product(L(S(2, 2), S(1, 1)), L(3)), LayoutError);
 }
 
@@ -126,10 +137,10 @@ TEST(LayoutErrors, CapacityOverflowThrows) {
 
 TEST(LayoutErrors, LayoutErrorIsARuntimeError) {
   try {
-    (void)composition(L(S(4, 6), S(1, 5)), L(3, 1));
+    (void)composition(L(S(4, 6), S(1, 8)), L(6, 1));
     FAIL() << "expected a LayoutError";
   } catch (std::runtime_error const& e) {
-    EXPECT_NE(std::string(e.what()).find("shape_div"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("shape divisibility"), std::string::npos) << e.what();
   }
 }
 

@@ -126,31 +126,21 @@ struct Args {
   }
 };
 
-// Is every integer of coordinate c inside shape s? An integer coordinate indexes a whole
-// (sub)shape colexicographically; a tuple coordinate must follow the shape's modes. Underscores
-// pass when allowed.
-bool coord_in_range(IntTuple const& c, IntTuple const& s, bool allow_underscore) {
-  if (loom::is_leaf(c)) {
-    if (loom::is_underscore(c)) return allow_underscore;
-    i64 v = loom::value(c);
-    i64 n;
-    return checked_size(s, n) && 0 <= v && v < n;
-  }
+// Does coordinate c follow the modes of shape s? An integer fits any (sub)shape, whatever its value:
+// CuTe splits it colexicographically and lets the last mode take what remains, so values past the
+// size are not errors. A tuple must have the rank of the shape's mode, recursively.
+bool coord_fits(IntTuple const& c, IntTuple const& s) {
+  if (loom::is_leaf(c)) return true;
   if (loom::is_leaf(s) || loom::rank(c) != loom::rank(s)) return false;
   for (int i = 0; i < loom::rank(c); ++i)
-    if (!coord_in_range(loom::get(c, i), loom::get(s, i), allow_underscore)) return false;
+    if (!coord_fits(loom::get(c, i), loom::get(s, i))) return false;
   return true;
 }
 
-void check_coord(Args const& a, int k, IntTuple const& c, IntTuple const& s, bool allow_underscore,
-                 char const* what) {
-  if (!coord_in_range(c, s, allow_underscore))
-    a.fail(k, "coordinate " + loom::to_string(c) + " is not within " + what + " " + loom::to_string(s));
-}
-
-void check_index(Args const& a, int k, i64 idx, i64 size, char const* what) {
-  if (idx < 0 || idx >= size)
-    a.fail(k, "index " + std::to_string(idx) + " is out of range [0, " + std::to_string(size) + ") for " + what);
+void check_coord_profile(Args const& a, int k, IntTuple const& c, IntTuple const& s, char const* what) {
+  if (!coord_fits(c, s))
+    a.fail(k, "coordinate " + loom::to_string(c) + " does not follow the modes of " + what + " " +
+                  loom::to_string(s));
 }
 
 i64 enumerable_size(Args const& a, int k, Layout const& l) {
@@ -203,7 +193,6 @@ std::string partition(Args& a, char which) {
   i64 thr = a.integer(4);
   a.blame = 1;
   loom::TiledMMA tiled = loom::make_tiled_mma(atom, atom_layout, perm);
-  check_index(a, 4, thr, tiled.size(), "the TiledMMA's threads");
   a.blame = 3;
   loom::ThrMMA slice = tiled.get_slice(thr);
   switch (which) {
@@ -332,7 +321,7 @@ std::vector<Op> make_ops() {
                    IntTuple d = a.stride(2);
                    if (!loom::congruent(s, d))
                      a.fail(2, "shape " + print(s) + " and stride " + print(d) + " are not congruent");
-                   check_coord(a, 0, c, s, false, "the shape");
+                   check_coord_profile(a, 0, c, s, "the shape");
                    a.blame = 0;
                    return print(loom::crd2idx(c, s, d).v);
                  }});
@@ -341,7 +330,7 @@ std::vector<Op> make_ops() {
                  "a coordinate", "idx2crd 9 '(4,8)'", [](Args& a) {
                    IntTuple i = a.coord(0, false);
                    IntTuple s = a.shape(1);
-                   check_coord(a, 0, i, s, false, "the shape");
+                   check_coord_profile(a, 0, i, s, "the shape");
                    a.blame = 0;
                    return print(loom::idx2crd(i, s));
                  }});
@@ -356,7 +345,6 @@ std::vector<Op> make_ops() {
                    [n](Args& a) {
                      Layout l = a.layout(0);
                      i64 idx = a.integer(1);
-                     check_index(a, 1, idx, loom::size(l).v, "the layout");
                      a.blame = 0;
                      if (n == "get_hier_coord") return print(loom::get_hier_coord(l, idx));
                      if (n == "get_flat_coord") return print(loom::get_flat_coord(l, idx));
@@ -380,18 +368,19 @@ std::vector<Op> make_ops() {
                      a.blame = 3;
                      td = loom::dice(st, t);
                      cd = loom::dice(st, c);
+                     if (td.is_tuple() && td.rank() == 0) a.fail(3, "the step drops every mode of the tiler");
                    }
                    a.blame = 1;
                    Layout z = loom::zipped_divide(l, td);
                    IntTuple rest = loom::get(z.shape, 1);
+                   // As in CuTe, a tile coordinate past the last tile is not an error: it only
+                   // moves the offset. Its modes must follow those of the tiles.
                    if (loom::is_tuple(cd)) {
                      if (loom::rank(cd) > loom::rank(rest))
                        a.fail(2, "coordinate " + print(c) + " has more modes than the tiles " + print(rest));
                      for (int i = 0; i < loom::rank(cd); ++i)
-                       if (!coord_in_range(loom::get(cd, i), loom::get(rest, i), true))
-                         a.fail(2, "coordinate " + print(c) + " is not within the tiles " + print(rest));
-                   } else if (!coord_in_range(cd, rest, true)) {
-                     a.fail(2, "coordinate " + print(c) + " is not within the tiles " + print(rest));
+                       if (!coord_fits(loom::get(cd, i), loom::get(rest, i)))
+                         a.fail(2, "coordinate " + print(c) + " does not follow the modes of the tiles " + print(rest));
                    }
                    return print(step ? loom::local_tile(l, t, c, st) : loom::local_tile(l, t, c));
                  }});
@@ -404,7 +393,6 @@ std::vector<Op> make_ops() {
                    Layout l = a.layout(0);
                    Layout thr = a.layout(1);
                    i64 idx = a.integer(2);
-                   check_index(a, 2, idx, loom::size(thr).v, "the thread layout");
                    if (!a.has(3)) {
                      a.blame = 1;
                      return print(loom::local_partition(l, thr, idx));
