@@ -2,6 +2,8 @@
 // coordinates, or offsets), the form in which kernels use the algebra.
 #pragma once
 
+#include <cstdint>
+
 #include "layout/copy.hpp"
 #include "layout/layout.hpp"
 #include "layout/mma.hpp"
@@ -134,7 +136,9 @@ LOOM_HD inline LayoutTable<L, Acc> const& layout_table() {
   return t;
 }
 
-// The dynamic modes of L, each a single leaf: its stride, as an offset or a coordinate.
+// The single-leaf modes of L (every mode of dynamic extent is one): its stride, as an offset or a
+// coordinate. layout_value evaluates these modes with one multiply instead of through the table,
+// so that a run-time index into one (a k tile, a pipeline stage) costs no table load.
 template <Layout L, class Acc>
 struct DynamicModes {
   Acc stride[rank(L) + 1];
@@ -142,10 +146,10 @@ struct DynamicModes {
 template <Layout L, class Acc>
 constexpr DynamicModes<L, Acc> make_dynamic_modes() {
   DynamicModes<L, Acc> d{};
-  for (int m = static_modes(L); m < (is_leaf(L.shape) ? 1 : rank(L)); ++m) {
+  for (int m = 0; m < (is_leaf(L.shape) ? 1 : rank(L)); ++m) {
     Layout const mode = is_leaf(L.shape) ? L : get(L, m);
-    LOOM_REQUIRE(is_leaf(mode.shape), "a mode of dynamic extent must be a single integer");
-    d.stride[m] = crd2idx_flat<Acc>(1, mode.shape, mode.stride);
+    if (m >= static_modes(L)) LOOM_REQUIRE(is_leaf(mode.shape), "a mode of dynamic extent must be a single integer");
+    if (is_leaf(mode.shape)) d.stride[m] = crd2idx_flat<Acc>(1, mode.shape, mode.stride);
   }
   return d;
 }
@@ -168,6 +172,7 @@ LOOM_HD constexpr Acc scaled(Acc const& a, i64 c) {
 }
 
 // L at one integer per top-level mode (or one integer over a layout whose modes are all static).
+// With one integer per mode, single-leaf modes take one multiply each and the others index the table.
 template <Layout L, class Acc, class... Is>
 LOOM_HD inline Acc layout_value(Is... is) {
   using Table = LayoutTable<L, Acc>;
@@ -185,10 +190,11 @@ LOOM_HD inline Acc layout_value(Is... is) {
     [&]<int... M>(std::integer_sequence<int, M...>) {
       i64 w = 1;
       (([&] {
-         if constexpr (M < Table::kModes) {
+         if constexpr (M < Table::kModes && !is_leaf(get(L.shape, M))) {
            idx += c[M] * w;
            w *= size(get(L.shape, M)).v;
-         } else {
+         } else {  // a single leaf: its table index stays 0
+           if constexpr (M < Table::kModes) w *= size(get(L.shape, M)).v;
            r += scaled(dynamic_modes<L, Acc>().stride[M], c[M]);
          }
        }()),
@@ -214,6 +220,44 @@ struct SwizzledPtrEngine {
   using Acc = i64;
   T* ptr;
   LOOM_HD constexpr T& deref(i64 base, i64 v) const { return ptr[S(base + v)]; }
+};
+
+// One thread's part of a swizzled tensor, as partition_S/D/A/B/C and local_partition of a tensor
+// over SwizzledPtrEngine return it: sx is the swizzle of the thread's offset x, taken once (the
+// front end tabulates it per thread), and the element at w = base + value is at
+//
+//   sw(x + w) == (sx ^ lo) + (w - lo),   lo = w mod P (P: the swizzle's period),
+//
+// which holds when lo has no bit that the swizzle reads (its yyy mask) and no bit that x has below
+// P: then x + lo is x ^ lo, the bits the swizzle reads are x's alone, and whole periods pass
+// through the swizzle unchanged. The partition checks this at compile time for every thread and
+// every value of its layout (see detail::swizzle_splits below). Only the bits of lo that some
+// thread's sx has need the XOR; the others add (they meet no bit of sx), so lo keeps just the
+// bits of kXor, which the partition computes from its threads (the default, every bit below P,
+// is always right). Where lo is a constant (unrolled indices, and run-time indices only into
+// modes that step by whole periods, such as a pipeline stage), an element costs an XOR with a
+// constant, which the compiler hoists, and an add, most of it an immediate.
+// Shared memory offsets fit in 32 bits, and 32-bit arithmetic keeps every step one instruction.
+template <class T, Swizzle S, int kXor = int(swizzle_period(S)) - 1>
+struct SwizzledPartEngine {
+  using Acc = i64;
+  T* ptr;
+  int sx;
+  LOOM_HD constexpr int offset(i64 base, i64 v) const {
+    int const w = int(base) + int(v), lo = w & kXor;
+    return (sx ^ lo) + (w - lo);
+  }
+  LOOM_HD constexpr T& deref(i64 base, i64 v) const { return ptr[offset(base, v)]; }
+#if defined(__CUDA_ARCH__)
+  // The element's shared-window address (see smem_address): w - lo (a run-time stage and a
+  // constant) through the pointer, the thread's part sx ^ lo added as an integer. Kept apart so,
+  // the compiler hoists the second out of loops and keeps the first warp-uniform; folded into one
+  // index (as deref has it), it would multiply their sum by sizeof(T) inside the loop.
+  __device__ std::uint32_t address(i64 base, i64 v) const {
+    int const w = int(base) + int(v), lo = w & kXor;
+    return std::uint32_t(__cvta_generic_to_shared(ptr + (w - lo))) + std::uint32_t(sizeof(T)) * std::uint32_t(sx ^ lo);
+  }
+#endif
 };
 
 // Global memory: a rank-R array with run-time extents and strides; mode kUnit (if any) has a static
@@ -401,6 +445,100 @@ LOOM_HD inline auto local_partition(StaticTensor<L, E> const& t, i64 tid) {
   static constexpr auto kThr = make_thread_table<Acc, int(size(Thr).v)>(make_local_partition(L, Thr));
   return StaticTensor<make_local_partition(L, Thr).layout, E>{t.engine, t.base + kThr.v[tid]};
 }
+
+// Partitions of a swizzled tensor (StaticTensor over SwizzledPtrEngine): each thread's part is a
+// tensor over SwizzledPartEngine, whose base is the tensor's and whose sx is the swizzle of the
+// thread's offset, from a front-end table. The tensor must start at a whole number of swizzle
+// periods (make_tensor's base 0, or a slice along a mode that steps by whole periods).
+namespace detail {
+// Can every thread of partition p address its elements by SwizzledPartEngine's rule under s? For
+// every thread offset x and every value w of the partition's layout, w mod P must miss the bits
+// that s reads and the bits of x mod P; a mode of dynamic extent must step by whole periods.
+template <class P>
+constexpr bool swizzle_splits(P const& p, int threads, Swizzle const& s) {
+  i64 const low = swizzle_period(s) - 1;
+  i64 thr = 0;  // every bit below P that some thread's offset has
+  for (int t = 0; t < threads; ++t) thr |= p.template offset<i64>(t) & low;
+  Layout const& l = p.layout;
+  int const modes = is_leaf(l.shape) ? 1 : rank(l), tabulated = static_modes(l);
+  for (int m = tabulated; m < modes; ++m)
+    if ((crd2idx_flat(1, l.shape, l.stride, is_leaf(l.shape) ? 0 : child_node(l.shape, 0, m)) & low) != 0) return false;
+  for (i64 i = 0; i < static_size(l); ++i) {
+    i64 rest = i, w = 0;
+    if (is_leaf(l.shape)) {
+      w = crd2idx_flat(i, l.shape, l.stride);
+    } else {
+      for (int m = 0; m < tabulated; ++m) {
+        i64 const n = size(get(l.shape, m)).v;
+        w += crd2idx_flat(rest % n, l.shape, l.stride, child_node(l.shape, 0, m));
+        rest /= n;
+      }
+    }
+    if ((w & low & (s.yyy_mask() | thr)) != 0) return false;
+  }
+  return true;
+}
+template <int N, class P>
+constexpr ThreadTable<int, N> make_swizzled_thread_table(P const& p, Swizzle const& s) {
+  ThreadTable<int, N> t{};
+  for (int i = 0; i < N; ++i) t.v[i] = int(s(p.template offset<i64>(i)));
+  return t;
+}
+// The bits below the period that some thread's swizzled offset has: SwizzledPartEngine's kXor.
+template <class P>
+constexpr int swizzled_thread_bits(P const& p, int threads, Swizzle const& s) {
+  i64 bits = 0;
+  for (int t = 0; t < threads; ++t) bits |= s(p.template offset<i64>(t)) & (swizzle_period(s) - 1);
+  return int(bits);
+}
+template <auto P, int kThreads, Layout L, class T, Swizzle S>
+LOOM_HD inline auto swizzled_part(StaticTensor<L, SwizzledPtrEngine<T, S>> const& t, i64 tid) {
+  static_assert(swizzle_splits(P, kThreads, S),
+                "a thread's part of this swizzled tensor does not split: some value's bits below the "
+                "swizzle period meet the bits the swizzle reads or a thread offset's bits");
+  static constexpr auto kThr = make_swizzled_thread_table<kThreads>(P, S);
+  using Part = SwizzledPartEngine<T, S, swizzled_thread_bits(P, kThreads, S)>;
+  return StaticTensor<P.layout, Part>{Part{t.engine.ptr, kThr.v[tid]}, t.base};
+}
+}  // namespace detail
+
+template <TiledCopy C, Layout L, class T, Swizzle S>
+LOOM_HD inline auto partition_S(StaticTensor<L, SwizzledPtrEngine<T, S>> const& t, i64 tid) {
+  return detail::swizzled_part<C.partition_S(L), int(C.size())>(t, tid);
+}
+template <TiledCopy C, Layout L, class T, Swizzle S>
+LOOM_HD inline auto partition_D(StaticTensor<L, SwizzledPtrEngine<T, S>> const& t, i64 tid) {
+  return detail::swizzled_part<C.partition_D(L), int(C.size())>(t, tid);
+}
+template <TiledMMA M, Layout L, class T, Swizzle S>
+LOOM_HD inline auto partition_A(StaticTensor<L, SwizzledPtrEngine<T, S>> const& t, i64 tid) {
+  return detail::swizzled_part<M.partition_A(L), int(M.size())>(t, tid);
+}
+template <TiledMMA M, Layout L, class T, Swizzle S>
+LOOM_HD inline auto partition_B(StaticTensor<L, SwizzledPtrEngine<T, S>> const& t, i64 tid) {
+  return detail::swizzled_part<M.partition_B(L), int(M.size())>(t, tid);
+}
+template <TiledMMA M, Layout L, class T, Swizzle S>
+LOOM_HD inline auto partition_C(StaticTensor<L, SwizzledPtrEngine<T, S>> const& t, i64 tid) {
+  return detail::swizzled_part<M.partition_C(L), int(M.size())>(t, tid);
+}
+template <Layout Thr, Layout L, class T, Swizzle S>
+LOOM_HD inline auto local_partition(StaticTensor<L, SwizzledPtrEngine<T, S>> const& t, i64 tid) {
+  return detail::swizzled_part<make_local_partition(L, Thr), int(size(Thr).v)>(t, tid);
+}
+
+#if defined(__CUDA_ARCH__)
+// The 32-bit shared-window address of element (is...) of a tensor in shared memory, the form that
+// cp.async, ldmatrix and the other shared-memory PTX instructions take. An engine may compute it
+// itself (SwizzledPartEngine); otherwise it is the element's generic address converted.
+template <Layout L, class E, class... Is>
+__device__ inline std::uint32_t smem_address(StaticTensor<L, E> const& t, Is... is) {
+  if constexpr (requires { t.engine.address(t.base, i64{}); })
+    return t.engine.address(t.base, layout_value<L, typename E::Acc>(is...));
+  else
+    return std::uint32_t(__cvta_generic_to_shared(&t(is...)));
+}
+#endif
 
 // A register tensor: the layout is a template argument, so its size and every offset are
 // compile-time constants and the array stays in registers when loops over it are unrolled.
