@@ -560,4 +560,55 @@ LOOM_HD constexpr auto make_fragment_like(StaticTensor<L, E> const&) {
   return Fragment<T, make_layout(shape(L))>{};
 }
 
+// ---------------------------------------------------------------------------------------------
+// Walking the last mode of a tensor one step at a time (the k tiles of tAgA)
+// ---------------------------------------------------------------------------------------------
+//
+// In a loop over k, t(_, _, _, k) evaluates the slice's base anew for every k; over global memory
+// every element's offset is then the base's coordinate dotted with the run-time strides again, a
+// 64-bit multiply per k tile that NVVM does not strength-reduce (in the tuned FFMA GEMM the extra
+// live values spilled registers). A ModeWalker holds the slice at one index of the last mode, and
+// next() moves it by one step of that mode: one add to the base, or, over global memory, to the
+// pointer, into which the slice's base is folded once. Its elements are those of t(_, ..., _, k).
+
+// Fold a view's base into its engine where moving the engine is cheaper (global memory: the
+// pointer), so that the base is 0; elsewhere nothing changes.
+template <class E, class Acc>
+LOOM_HD constexpr void fold_base(E&, Acc&) {}
+template <class T, int R, int U>
+LOOM_HD constexpr void fold_base(GmemEngine<T, R, U>& e, Coord<R>& base) {
+  e.ptr += e.offset(base);
+  base = Coord<R>{};
+}
+// Move a view by `step`, a value of its layout: the base, or over global memory the pointer.
+template <class E, class Acc>
+LOOM_HD constexpr void advance(E&, Acc& base, Acc const& step) {
+  base += step;
+}
+template <class T, int R, int U>
+LOOM_HD constexpr void advance(GmemEngine<T, R, U>& e, Coord<R>&, Coord<R> const& step) {
+  e.ptr += e.offset(step);
+}
+
+template <class View>
+struct ModeWalker {
+  View view;                       // t(_, ..., _, k) at the current k
+  typename View::Acc step;         // one step of the walked mode
+  LOOM_HD void next() { advance(view.engine, view.base, step); }
+};
+
+// The walker over the last mode of t, at index k.
+template <Layout L, class E>
+LOOM_HD inline auto walk_last_mode(StaticTensor<L, E> const& t, i64 k) {
+  constexpr int R = is_leaf(L.shape) ? 1 : rank(L);
+  auto view = [&]<int... M>(std::integer_sequence<int, M...>) {
+    return slice(t, (void(M), _)..., k);
+  }(std::make_integer_sequence<int, R - 1>{});
+  fold_base(view.engine, view.base);
+  auto const step = [&]<int... M>(std::integer_sequence<int, M...>) {
+    return layout_value<L, typename E::Acc>((void(M), 0)..., 1);
+  }(std::make_integer_sequence<int, R - 1>{});
+  return ModeWalker<decltype(view)>{view, step};
+}
+
 }  // namespace loom
