@@ -182,7 +182,7 @@ constexpr Layout bw_coalesce(IntTuple const& old_shape, IntTuple const& old_stri
     Int extent = s * d;
     Int& fs = ns[len - 1];
     Int& fd = nd[len - 1];
-    if (fs.is_static() && extent.is_static() && fd.is_static() && extent.v == fd.v) {
+    if (fs.is_static() && extent.is_static() && fd.is_static() && same(extent, fd)) {
       fs = s * fs;
       fd = d;
       continue;
@@ -731,13 +731,15 @@ struct LocalPartition {
 
   // idx may exceed size(thr) when thr is a Step projection of a larger thread layout: each mode
   // takes (idx / stride) % shape, as get_flat_coord does.
-  constexpr i64 offset(i64 idx) const {
-    if (is_leaf(thr.shape)) return crd2idx_flat(idx2flat(idx, thr.shape, thr.stride), tiled.shape, tiled.stride, child_node(tiled.shape, 0, 0));
-    i64 r = 0;
+  template <class Acc = i64>
+  constexpr Acc offset(i64 idx) const {
+    if (is_leaf(thr.shape))
+      return crd2idx_flat<Acc>(idx2flat(idx, thr.shape, thr.stride), tiled.shape, tiled.stride, child_node(tiled.shape, 0, 0));
+    Acc r{};
     LOOM_UNROLL
     for (int i = 0; i < rank(thr); ++i) {
       i64 c = idx2flat(idx, thr.shape, thr.stride, child_node(thr.shape, 0, i));
-      r += crd2idx_flat(c, tiled.shape, tiled.stride, child_node(tiled.shape, 0, 0, i));
+      r += crd2idx_flat<Acc>(c, tiled.shape, tiled.stride, child_node(tiled.shape, 0, 0, i));
     }
     return r;
   }
