@@ -392,9 +392,9 @@ template <class Cfg, class T, class P, class Acc>
 __device__ __forceinline__ void store_d(P const& args, Acc const& acc, int m, int n) {
   Coord<2> const extent = args.cd_shape, stride{{args.ldd, 1}};
   int const tid = int(threadIdx.x);
-  auto tCgD = partition_C<Cfg::kMma>(local_tile<Cfg::kTileC>(make_gmem_tensor<1>(static_cast<T*>(args.d), extent, stride), m, n), tid);
-  auto tCgC = partition_C<Cfg::kMma>(local_tile<Cfg::kTileC>(make_gmem_tensor<1>(static_cast<T const*>(args.c), extent, stride), m, n), tid);
-  auto tCcD = partition_C<Cfg::kMma>(local_tile<Cfg::kTileC>(make_identity_tensor(extent), m, n), tid);
+  auto tCgD = partition_C<Cfg::kMma, Offsets::kTabulated>(local_tile<Cfg::kTileC>(make_gmem_tensor<1>(static_cast<T*>(args.d), extent, stride), m, n), tid);
+  auto tCgC = partition_C<Cfg::kMma, Offsets::kTabulated>(local_tile<Cfg::kTileC>(make_gmem_tensor<1>(static_cast<T const*>(args.c), extent, stride), m, n), tid);
+  auto tCcD = partition_C<Cfg::kMma, Offsets::kTabulated>(local_tile<Cfg::kTileC>(make_identity_tensor(extent), m, n), tid);
   float const alpha = args.alpha, beta = args.beta;
 #pragma unroll
   for (int p = 0; p < Cfg::kPairs; ++p) {
@@ -459,11 +459,11 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) gemm_sm80_kernel(Pa
   auto sA = make_tensor<A::kSmem>(SwizzledPtrEngine<std::uint16_t, A::kSwizzle>{smem});  // (BM,BK,PIPE)
   auto sB = make_tensor<B::kSmem>(SwizzledPtrEngine<std::uint16_t, B::kSwizzle>{smem + cosize(A::kSmem).v});
 
-  auto tAgA = partition_S<A::kG2S>(gA, tid);  // (CPY,CPY_M,CPY_K,k)
-  auto tAcA = partition_S<A::kG2S>(cA, tid);
+  auto tAgA = partition_S<A::kG2S, Offsets::kTabulated>(gA, tid);  // (CPY,CPY_M,CPY_K,k)
+  auto tAcA = partition_S<A::kG2S, Offsets::kTabulated>(cA, tid);
   auto tAsA = partition_D<A::kG2S>(sA, tid);  // (CPY,CPY_M,CPY_K,PIPE)
-  auto tBgB = partition_S<B::kG2S>(gB, tid);
-  auto tBcB = partition_S<B::kG2S>(cB, tid);
+  auto tBgB = partition_S<B::kG2S, Offsets::kTabulated>(gB, tid);
+  auto tBcB = partition_S<B::kG2S, Offsets::kTabulated>(cB, tid);
   auto tBsB = partition_D<B::kG2S>(sB, tid);
 
   auto tCsA = partition_S<A::kS2R>(sA, tid);  // ((8,4),1,2,PIPE)

@@ -330,9 +330,9 @@ __device__ __forceinline__ void store_d(Args const& args, Fragment<float, Cfg::k
   int const tid = int(threadIdx.x), m = int(blockIdx.x), n = int(blockIdx.y);
   auto const mD = rebind<kUnitD>(args.d, args.d.engine.ptr);
   auto const mC = rebind<kUnitD>(args.d, args.c);
-  auto tCgD = partition_C<Cfg::kMma>(local_tile<Cfg::kTileC>(mD, m, n), tid);  // (MMA,MMA_M,MMA_N)
-  auto tCgC = partition_C<Cfg::kMma>(local_tile<Cfg::kTileC>(mC, m, n), tid);
-  auto tCcC = partition_C<Cfg::kMma>(local_tile<Cfg::kTileC>(make_identity_tensor(shape(mD)), m, n), tid);
+  auto tCgD = partition_C<Cfg::kMma, Offsets::kTabulated>(local_tile<Cfg::kTileC>(mD, m, n), tid);  // (MMA,MMA_M,MMA_N)
+  auto tCgC = partition_C<Cfg::kMma, Offsets::kTabulated>(local_tile<Cfg::kTileC>(mC, m, n), tid);
+  auto tCcC = partition_C<Cfg::kMma, Offsets::kTabulated>(local_tile<Cfg::kTileC>(make_identity_tensor(shape(mD)), m, n), tid);
   Coord<2> const extent = shape(mD);
   bool const vec = args.vec_c;
   constexpr int kLines = kAlongN ? Cfg::kFM : Cfg::kFN, kRuns = (kAlongN ? Cfg::kFN : Cfg::kFM) / 4;
@@ -394,14 +394,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) sgemm_fma_kern
   auto sB = make_tensor<B::kSmem>(PtrEngine<float>{smem_b});                  // (BN,BK,stage)
 
   // The thread's parts: of the copies global -> shared, and of the MMA.
-  auto tAgA = partition_S<A::kCopy>(gA, tid);    // (CPY,CPY_M,CPY_K,k)
-  auto tAcA = partition_S<A::kCopy>(cA, tid);    // (CPY,CPY_M,CPY_K,k) -> (m,k)
-  auto tAsA = partition_D<A::kCopy>(sA, tid);    // (CPY,CPY_M,CPY_K,stage)
-  auto tBgB = partition_S<B::kCopy>(gB, tid);
-  auto tBcB = partition_S<B::kCopy>(cB, tid);
-  auto tBsB = partition_D<B::kCopy>(sB, tid);
-  auto tCsA = partition_A<Cfg::kMma>(sA, tid);  // (MMA,MMA_M,MMA_K,stage) = (1,(4,kFM/4),kBK,stage)
-  auto tCsB = partition_B<Cfg::kMma>(sB, tid);  // (MMA,MMA_N,MMA_K,stage) = (1,(4,kFN/4),kBK,stage)
+  auto tAgA = partition_S<A::kCopy, Offsets::kTabulated>(gA, tid);    // (CPY,CPY_M,CPY_K,k)
+  auto tAcA = partition_S<A::kCopy, Offsets::kTabulated>(cA, tid);    // (CPY,CPY_M,CPY_K,k) -> (m,k)
+  auto tAsA = partition_D<A::kCopy, Offsets::kTabulated>(sA, tid);    // (CPY,CPY_M,CPY_K,stage)
+  auto tBgB = partition_S<B::kCopy, Offsets::kTabulated>(gB, tid);
+  auto tBcB = partition_S<B::kCopy, Offsets::kTabulated>(cB, tid);
+  auto tBsB = partition_D<B::kCopy, Offsets::kTabulated>(sB, tid);
+  auto tCsA = partition_A<Cfg::kMma, Offsets::kTabulated>(sA, tid);  // (MMA,MMA_M,MMA_K,stage) = (1,(4,kFM/4),kBK,stage)
+  auto tCsB = partition_B<Cfg::kMma, Offsets::kTabulated>(sB, tid);  // (MMA,MMA_N,MMA_K,stage) = (1,(4,kFN/4),kBK,stage)
 
   // This CTA's slice of the k tiles, [kt0, kt1).
   i64 const k_tiles = (shape(args.a)[1] + kBK - 1) / kBK;

@@ -56,7 +56,7 @@ __device__ __forceinline__ void load_tile(GTile const& tgA, CTile const& tcA, ST
   for (int i = 0; i < int(size(tsA.layout).v); ++i) tsA(i) = elem_less(tcA(i), extent) ? tgA(i) : 0.f;
 }
 
-__global__ void __launch_bounds__(C::kThreads) sgemm_fma_simple_kernel(SimpleArgs const args) {
+__global__ void __launch_bounds__(C::kThreads, 2) sgemm_fma_simple_kernel(SimpleArgs const args) {
   __shared__ float smem_a[C::kBM * C::kBK];
   __shared__ float smem_b[C::kBN * C::kBK];
   int const tid = int(threadIdx.x), m = int(blockIdx.x), n = int(blockIdx.y);

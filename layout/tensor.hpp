@@ -395,55 +395,72 @@ LOOM_HD inline auto slice(StaticTensor<L, E> const& t, Cs... cs) {
   return StaticTensor<kept, E>{t.engine, t.base + layout_value<L, typename E::Acc>(detail::index_or_zero(cs)...)};
 }
 
-// A partition's thread offsets, one per thread, evaluated by the front end.
+// A partition's thread offsets, one per thread, evaluated by the front end (the swizzled partitions
+// below read these).
 template <class Acc, int N>
 struct ThreadTable {
   Acc v[N];
 };
-template <class Acc, int N, class P>
-constexpr ThreadTable<Acc, N> make_thread_table(P const& p) {
-  ThreadTable<Acc, N> t{};
-  for (int i = 0; i < N; ++i) t.v[i] = p.template offset<Acc>(i);
-  return t;
-}
 
 // A thread's part of a tensor under a TiledCopy, a TiledMMA or a thread layout. The partition's
-// layout is fixed at compile time; the thread's position is the base, one load from a table.
-template <TiledCopy C, Layout L, class E>
+// layout is fixed at compile time; the thread's position is the base, found one of two ways:
+//
+// - Offsets::kComputed (the default): the partition's offset() on the thread index, a few constant
+//   divisions, multiplies and adds on a static constexpr copy of the partition, so that the
+//   compiler sees the offsets' structure. fma_simple needs this: with a table, the compiler cannot
+//   tell its shared offsets are multiples of 4 and splits its 16-byte shared loads into scalar ones
+//   (20% slower at 8192^3 on the H100).
+// - Offsets::kTabulated: one load from a front-end table of every thread's offset. Fewer live
+//   registers while the offsets are formed: fma's 128x128 kernels spill 12-48 bytes with computed
+//   offsets and none with tables, and sm80 keeps 6-8 registers more headroom.
+enum class Offsets { kComputed, kTabulated };
+
+namespace detail {
+template <Offsets kHow, class Acc, int kThreads, auto P>
+LOOM_HD inline Acc thread_offset(i64 tid) {
+  if constexpr (kHow == Offsets::kTabulated) {
+    static constexpr ThreadTable<Acc, kThreads> kTable = [] {
+      ThreadTable<Acc, kThreads> t{};
+      for (int i = 0; i < kThreads; ++i) t.v[i] = P.template offset<Acc>(i);
+      return t;
+    }();
+    return kTable.v[tid];
+  } else {
+    static constexpr auto kP = P;
+    return kP.template offset<Acc>(tid);
+  }
+}
+}  // namespace detail
+
+template <TiledCopy C, Offsets kHow = Offsets::kComputed, Layout L, class E>
 LOOM_HD inline auto partition_S(StaticTensor<L, E> const& t, i64 tid) {
-  using Acc = typename E::Acc;
-  static constexpr auto kThr = make_thread_table<Acc, int(C.size())>(C.partition_S(L));
-  return StaticTensor<C.partition_S(L).layout, E>{t.engine, t.base + kThr.v[tid]};
+  constexpr TiledCopy::Partition kP = C.partition_S(L);
+  return StaticTensor<kP.layout, E>{t.engine, t.base + detail::thread_offset<kHow, typename E::Acc, int(C.size()), kP>(tid)};
 }
-template <TiledCopy C, Layout L, class E>
+template <TiledCopy C, Offsets kHow = Offsets::kComputed, Layout L, class E>
 LOOM_HD inline auto partition_D(StaticTensor<L, E> const& t, i64 tid) {
-  using Acc = typename E::Acc;
-  static constexpr auto kThr = make_thread_table<Acc, int(C.size())>(C.partition_D(L));
-  return StaticTensor<C.partition_D(L).layout, E>{t.engine, t.base + kThr.v[tid]};
+  constexpr TiledCopy::Partition kP = C.partition_D(L);
+  return StaticTensor<kP.layout, E>{t.engine, t.base + detail::thread_offset<kHow, typename E::Acc, int(C.size()), kP>(tid)};
 }
-template <TiledMMA M, Layout L, class E>
+template <TiledMMA M, Offsets kHow = Offsets::kComputed, Layout L, class E>
 LOOM_HD inline auto partition_A(StaticTensor<L, E> const& t, i64 tid) {
-  using Acc = typename E::Acc;
-  static constexpr auto kThr = make_thread_table<Acc, int(M.size())>(M.partition_A(L));
-  return StaticTensor<M.partition_A(L).layout, E>{t.engine, t.base + kThr.v[tid]};
+  constexpr TiledMMA::Partition kP = M.partition_A(L);
+  return StaticTensor<kP.layout, E>{t.engine, t.base + detail::thread_offset<kHow, typename E::Acc, int(M.size()), kP>(tid)};
 }
-template <TiledMMA M, Layout L, class E>
+template <TiledMMA M, Offsets kHow = Offsets::kComputed, Layout L, class E>
 LOOM_HD inline auto partition_B(StaticTensor<L, E> const& t, i64 tid) {
-  using Acc = typename E::Acc;
-  static constexpr auto kThr = make_thread_table<Acc, int(M.size())>(M.partition_B(L));
-  return StaticTensor<M.partition_B(L).layout, E>{t.engine, t.base + kThr.v[tid]};
+  constexpr TiledMMA::Partition kP = M.partition_B(L);
+  return StaticTensor<kP.layout, E>{t.engine, t.base + detail::thread_offset<kHow, typename E::Acc, int(M.size()), kP>(tid)};
 }
-template <TiledMMA M, Layout L, class E>
+template <TiledMMA M, Offsets kHow = Offsets::kComputed, Layout L, class E>
 LOOM_HD inline auto partition_C(StaticTensor<L, E> const& t, i64 tid) {
-  using Acc = typename E::Acc;
-  static constexpr auto kThr = make_thread_table<Acc, int(M.size())>(M.partition_C(L));
-  return StaticTensor<M.partition_C(L).layout, E>{t.engine, t.base + kThr.v[tid]};
+  constexpr TiledMMA::Partition kP = M.partition_C(L);
+  return StaticTensor<kP.layout, E>{t.engine, t.base + detail::thread_offset<kHow, typename E::Acc, int(M.size()), kP>(tid)};
 }
-template <Layout Thr, Layout L, class E>
+template <Layout Thr, Offsets kHow = Offsets::kComputed, Layout L, class E>
 LOOM_HD inline auto local_partition(StaticTensor<L, E> const& t, i64 tid) {
-  using Acc = typename E::Acc;
-  static constexpr auto kThr = make_thread_table<Acc, int(size(Thr).v)>(make_local_partition(L, Thr));
-  return StaticTensor<make_local_partition(L, Thr).layout, E>{t.engine, t.base + kThr.v[tid]};
+  constexpr LocalPartition kP = make_local_partition(L, Thr);
+  return StaticTensor<kP.layout, E>{t.engine, t.base + detail::thread_offset<kHow, typename E::Acc, int(size(Thr).v), kP>(tid)};
 }
 
 // Partitions of a swizzled tensor (StaticTensor over SwizzledPtrEngine): each thread's part is a
