@@ -14,7 +14,7 @@ namespace {
 
 // The widest copy (16, 8, 4 or 2 bytes) that keeps every 8-element chunk of the operand aligned:
 // the base pointer and the stride between its rows (when there is more than one) must allow it.
-int copy_bytes(void const* p, DynamicLayout<2> const& g) {
+int copy_bytes(void const* p, GmemShape const& g) {
   bool const k_major = g.stride[1] == 1;
   i64 const ld = k_major ? g.stride[0] : g.stride[1];
   i64 const rows = k_major ? g.shape[0] : g.shape[1];
@@ -28,13 +28,13 @@ cudaError_t launch(Problem const& p0, Operands const& ops, cudaStream_t stream) 
   Problem const p = with_default_lds(p0);
   void const* a = ops.a;
   void const* b = ops.b;
-  DynamicLayout<2> ga = operand_layout(p.a, p.lda, p.m, p.k, false);  // A(m, k)
-  DynamicLayout<2> gb = operand_layout(p.b, p.ldb, p.n, p.k, true);   // B(k, n) as (n, k)
-  DynamicLayout<2> gd = operand_layout(p.c, p.ldc, p.m, p.n, false);
+  GmemShape ga = operand_shape(p.a, p.lda, p.m, p.k, false);  // A(m, k)
+  GmemShape gb = operand_shape(p.b, p.ldb, p.n, p.k, true);   // B(k, n) as (n, k)
+  GmemShape gd = operand_shape(p.c, p.ldc, p.m, p.n, false);
   if (p.c == Order::col) {  // D^T = B^T A^T: D^T is row-major
     std::swap(a, b);
     std::swap(ga, gb);
-    gd = operand_layout(p.c, p.ldc, p.n, p.m, true);
+    gd = operand_shape(p.c, p.ldc, p.n, p.m, true);
   }
   sm80::Args args{};
   args.a = a, args.b = b, args.c = ops.c, args.d = ops.d;

@@ -81,6 +81,7 @@
 #include <utility>
 
 #include "kernels/numeric.cuh"
+#include "kernels/operand_layout.hpp"
 #include "kernels/registry.hpp"
 #include "layout/tensor.hpp"
 
@@ -92,9 +93,9 @@ struct Args {
   void const* b;        // (n, k)
   void const* c;
   void* d;
-  DynamicLayout<2> ga;  // (m, k) -> offset in A; one stride is 1 (the contiguous mode)
-  DynamicLayout<2> gb;  // (n, k) -> offset in B
-  DynamicLayout<2> gd;  // (m, n) -> offset in C and D; n is contiguous
+  GmemShape ga;  // (m, k) -> offset in A; one stride is 1 (the contiguous mode)
+  GmemShape gb;  // (n, k) -> offset in B
+  GmemShape gd;  // (m, n) -> offset in C and D; n is contiguous
   float alpha, beta;
   int bytes_a, bytes_b;  // copy width of each operand when not 16 (8, 4 or 2)
   DType out;
@@ -585,7 +586,7 @@ cudaError_t launch_kernel(Args const& args, cudaStream_t stream) {
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes);
   if (attr != cudaSuccess) return attr;
   // The launcher (gemm_sm80.cu) chose the majornesses by which stride is 1.
-  auto gmem = [](void const* p, DynamicLayout<2> const& g, auto unit) {
+  auto gmem = [](void const* p, GmemShape const& g, auto unit) {
     return make_gmem_tensor<decltype(unit)::value>(static_cast<std::uint16_t const*>(p), Coord<2>{{g.shape[0], g.shape[1]}},
                                                    Coord<2>{{g.stride[0], g.stride[1]}});
   };

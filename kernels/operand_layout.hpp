@@ -22,15 +22,16 @@ GmemTensor<T, 2, kUnit> operand_tensor(T* ptr, Order order, i64 ld, i64 nx, i64 
   return make_gmem_tensor<kUnit>(ptr, Coord<2>{{nx, ny}}, xc ? Coord<2>{{1, ld}} : Coord<2>{{ld, 1}});
 }
 
-// The same as a DynamicLayout<2> (x, y) -> offset, for host-side checks of alignment and strides.
-inline DynamicLayout<2> operand_layout(Order order, i64 ld, i64 nx, i64 ny, bool transposed) {
-  DynamicLayout<2> g;
-  g.shape[0] = nx;
-  g.shape[1] = ny;
+// An operand's extents and strides, as kernel arguments carry them when the kernel picks the static
+// unit stride itself, and as host-side checks of alignment read them. make_gmem_tensor turns them
+// into the tensor.
+struct GmemShape {
+  i64 shape[2];
+  i64 stride[2];
+};
+inline GmemShape operand_shape(Order order, i64 ld, i64 nx, i64 ny, bool transposed) {
   bool const xc = x_contiguous(order, transposed);
-  g.stride[0] = xc ? 1 : ld;
-  g.stride[1] = xc ? ld : 1;
-  return g;
+  return {{nx, ny}, {xc ? 1 : ld, xc ? ld : 1}};
 }
 
 }  // namespace loom

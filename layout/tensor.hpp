@@ -11,54 +11,6 @@
 
 namespace loom {
 
-// A flat rank-R layout whose extents and strides arrive at run time: how kernels hold a global
-// memory tensor. Static tile and thread layouts produce coordinates; this layout turns them into
-// offsets (crd2idx of a flat layout, sum of coordinate times stride) and bounds-checks them.
-template <int R>
-struct DynamicLayout {
-  i64 shape[R] = {};
-  i64 stride[R] = {};
-
-  template <class... Cs>
-  LOOM_HD constexpr i64 operator()(Cs... cs) const {
-    static_assert(sizeof...(Cs) == R, "DynamicLayout: one coordinate per mode");
-    i64 c[] = {i64(cs)...};
-    i64 r = 0;
-    LOOM_UNROLL
-    for (int i = 0; i < R; ++i) r += c[i] * stride[i];
-    return r;
-  }
-  template <class... Cs>
-  LOOM_HD constexpr bool contains(Cs... cs) const {
-    i64 c[] = {i64(cs)...};
-    bool in = true;
-    LOOM_UNROLL
-    for (int i = 0; i < R; ++i) in = in && 0 <= c[i] && c[i] < shape[i];
-    return in;
-  }
-  // The same layout as a Layout value with dynamic leaves.
-  constexpr Layout layout() const {
-    TupleBuilder s, d;
-    for (int i = 0; i < R; ++i) {
-      s.push(IntTuple(dyn(shape[i])));
-      d.push(IntTuple(dyn(stride[i])));
-    }
-    return {s.done(), d.done()};
-  }
-};
-
-// From a flat Layout of rank R (host side, before a launch).
-template <int R>
-constexpr DynamicLayout<R> make_dynamic_layout(Layout const& l) {
-  LOOM_REQUIRE(depth(l) <= 1 && rank(l) == R, "make_dynamic_layout: expected a flat layout of that rank");
-  DynamicLayout<R> g;
-  for (int i = 0; i < R; ++i) {
-    g.shape[i] = value(get(l.shape, i));
-    g.stride[i] = value(get(l.stride, i));
-  }
-  return g;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Device tensors: a static layout, a run-time base, an engine
 // ---------------------------------------------------------------------------------------------

@@ -150,20 +150,25 @@ TEST(HarnessRegistry, DefaultLeadingDimensions) {
   EXPECT_EQ(min_ld(Order::col, 0, 5), 1);
 }
 
-// The GEMMs index each operand through operand_layout(): the element (x, y) of the view must be the
-// element BLAS storage puts at row x, column y (or column x, row y for a transposed view).
+// The kernels index each operand through operand_tensor() (or operand_shape(), its extents and
+// strides): the element (x, y) of the view must be the element BLAS storage puts at row x, column y
+// (or column x, row y for a transposed view).
 TEST(Registry, OperandLayoutMatchesBlasStorage) {
   for (Order o : {Order::col, Order::row})
     for (bool transposed : {false, true}) {
       std::int64_t const nx = 5, ny = 7, ld = 11;
-      DynamicLayout<2> g = operand_layout(o, ld, nx, ny, transposed);
+      GmemShape const g = operand_shape(o, ld, nx, ny, transposed);
+      auto const t = operand_tensor(static_cast<float const*>(nullptr), o, ld, nx, ny, transposed);
       EXPECT_EQ(g.shape[0], nx);
       EXPECT_EQ(g.shape[1], ny);
+      EXPECT_EQ(shape(t)[0], nx);
+      EXPECT_EQ(shape(t)[1], ny);
       for (std::int64_t x = 0; x < nx; ++x)
         for (std::int64_t y = 0; y < ny; ++y) {
           std::int64_t const r = transposed ? y : x, c = transposed ? x : y;
           std::int64_t const want = o == Order::col ? r + c * ld : r * ld + c;
-          EXPECT_EQ(g(x, y), want) << to_string(o) << (transposed ? " transposed" : "") << " (" << x << "," << y << ")";
+          EXPECT_EQ(x * g.stride[0] + y * g.stride[1], want) << to_string(o) << (transposed ? " transposed" : "") << " (" << x << "," << y << ")";
+          EXPECT_EQ(t.engine.offset(Coord<2>{{x, y}}), want) << to_string(o) << (transposed ? " transposed" : "");
         }
     }
 }
