@@ -52,8 +52,18 @@ using C = SimpleConfig;
 // Global (BM or BN, BK) tile -> shared, zero outside the matrix.
 template <class GTile, class CTile, class STile>
 __device__ __forceinline__ void load_tile(GTile const& tgA, CTile const& tcA, STile const& tsA, Coord<2> const& extent) {
+  constexpr int N = int(size(tsA.layout).v);
+  // Every load goes out before the first store: a store waits for its load, and loads behind it
+  // in program order would wait too. The addresses are formed whether or not the element is inside,
+  // so that the predicate guards the load alone.
+  float r[N];
 #pragma unroll
-  for (int i = 0; i < int(size(tsA.layout).v); ++i) tsA(i) = elem_less(tcA(i), extent) ? tgA(i) : 0.f;
+  for (int i = 0; i < N; ++i) {
+    float const* p = &tgA(i);
+    r[i] = elem_less(tcA(i), extent) ? *p : 0.f;
+  }
+#pragma unroll
+  for (int i = 0; i < N; ++i) tsA(i) = r[i];
 }
 
 __global__ void __launch_bounds__(C::kThreads, 2) sgemm_fma_simple_kernel(SimpleArgs const args) {
