@@ -67,9 +67,8 @@
 //   identity tensors' corners) and the k tile along k; the k test compares the corner's k
 //   coordinate in 32 bits (check() keeps K below 2^31), one compare per tile as before, where the
 //   64-bit compare of the coordinate cost five uniform instructions a tile.
-// - The stage mode of the shared layouts has an extent marked dynamic (dyn(2)): a run-time index
-//   into a static mode reads the layout's table from memory, one into a dynamic single-leaf mode
-//   is one multiply.
+// - The stage mode of the shared layouts has an extent marked dynamic (dyn(2)), which keeps it out
+//   of the layout's table: selecting a stage at run time is one multiply.
 // - The launcher (sgemm_fma.cu) is host code: the plan, the swap to D^T = B^T A^T, the grid.
 #pragma once
 
@@ -136,7 +135,7 @@ struct OperandConfig {
   using Gmem = GmemTensor<float const, 2, kUnit>;
   static constexpr Tile kTile = make_tile(kMN, kBK);
   // (mn,k,stage), mn contiguous, each k row padded by kPad. The stage mode's extent is marked
-  // dynamic, so that selecting a stage at run time is one multiply, not a read of a table.
+  // dynamic, which keeps it out of the layout's table: selecting a stage is one multiply.
   static constexpr int kStageSize = (kBK - 1) * (kMN + kPad) + kMN;
   static constexpr Layout kSmem =
       make_layout(make_shape(kMN, kBK, dyn(kStages)), make_stride(1, kMN + kPad, kStageSize));
