@@ -384,35 +384,38 @@ LOOM_HD inline Acc thread_offset(i64 tid) {
 }
 }  // namespace detail
 
+namespace detail {
+// The thread's part under partition P (of kThreads threads): P's layout, the base moved by the
+// thread's offset.
+template <auto P, int kThreads, Offsets kHow, Layout L, class E>
+LOOM_HD inline auto part(StaticTensor<L, E> const& t, i64 tid) {
+  return StaticTensor<P.layout, E>{t.engine, t.base + thread_offset<kHow, typename E::Acc, kThreads, P>(tid)};
+}
+}  // namespace detail
+
 template <TiledCopy C, Offsets kHow = Offsets::kComputed, Layout L, class E>
 LOOM_HD inline auto partition_S(StaticTensor<L, E> const& t, i64 tid) {
-  constexpr TiledCopy::Partition kP = C.partition_S(L);
-  return StaticTensor<kP.layout, E>{t.engine, t.base + detail::thread_offset<kHow, typename E::Acc, int(C.size()), kP>(tid)};
+  return detail::part<C.partition_S(L), int(C.size()), kHow>(t, tid);
 }
 template <TiledCopy C, Offsets kHow = Offsets::kComputed, Layout L, class E>
 LOOM_HD inline auto partition_D(StaticTensor<L, E> const& t, i64 tid) {
-  constexpr TiledCopy::Partition kP = C.partition_D(L);
-  return StaticTensor<kP.layout, E>{t.engine, t.base + detail::thread_offset<kHow, typename E::Acc, int(C.size()), kP>(tid)};
+  return detail::part<C.partition_D(L), int(C.size()), kHow>(t, tid);
 }
 template <TiledMMA M, Offsets kHow = Offsets::kComputed, Layout L, class E>
 LOOM_HD inline auto partition_A(StaticTensor<L, E> const& t, i64 tid) {
-  constexpr TiledMMA::Partition kP = M.partition_A(L);
-  return StaticTensor<kP.layout, E>{t.engine, t.base + detail::thread_offset<kHow, typename E::Acc, int(M.size()), kP>(tid)};
+  return detail::part<M.partition_A(L), int(M.size()), kHow>(t, tid);
 }
 template <TiledMMA M, Offsets kHow = Offsets::kComputed, Layout L, class E>
 LOOM_HD inline auto partition_B(StaticTensor<L, E> const& t, i64 tid) {
-  constexpr TiledMMA::Partition kP = M.partition_B(L);
-  return StaticTensor<kP.layout, E>{t.engine, t.base + detail::thread_offset<kHow, typename E::Acc, int(M.size()), kP>(tid)};
+  return detail::part<M.partition_B(L), int(M.size()), kHow>(t, tid);
 }
 template <TiledMMA M, Offsets kHow = Offsets::kComputed, Layout L, class E>
 LOOM_HD inline auto partition_C(StaticTensor<L, E> const& t, i64 tid) {
-  constexpr TiledMMA::Partition kP = M.partition_C(L);
-  return StaticTensor<kP.layout, E>{t.engine, t.base + detail::thread_offset<kHow, typename E::Acc, int(M.size()), kP>(tid)};
+  return detail::part<M.partition_C(L), int(M.size()), kHow>(t, tid);
 }
 template <Layout Thr, Offsets kHow = Offsets::kComputed, Layout L, class E>
 LOOM_HD inline auto local_partition(StaticTensor<L, E> const& t, i64 tid) {
-  constexpr LocalPartition kP = make_local_partition(L, Thr);
-  return StaticTensor<kP.layout, E>{t.engine, t.base + detail::thread_offset<kHow, typename E::Acc, int(size(Thr).v), kP>(tid)};
+  return detail::part<make_local_partition(L, Thr), int(size(Thr).v), kHow>(t, tid);
 }
 
 // Partitions of a swizzled tensor (StaticTensor over SwizzledPtrEngine): each thread's part is a
