@@ -476,8 +476,9 @@ SweepSpec default_validate_sweep(OpKind op) {
     s.beta = {0, -2, 0.75};
     s.ab_pairs = {{1, 0}, {0.5, -2}, {1.25, 0.75}};
   } else {
-    // Ragged M, N and K around tile sizes, small enough for the fp64 host reference except the
-    // largest, which goes to cuBLAS.
+    // Ragged M, N and K around tile sizes. With --reference=auto the fp64 host reference takes
+    // M*N*K <= 2^24; the three larger shapes, (256,256,1024), (1000,129,255) and (1000,129,1024),
+    // go to cuBLAS.
     s.m = {1, 7, 127, 256, 1000};
     s.n = {1, 33, 64, 256, 129};
     s.mn_pairs = {{1, 1}, {7, 33}, {127, 64}, {64, 127}, {256, 256}, {1000, 129}};
