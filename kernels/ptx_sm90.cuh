@@ -1,0 +1,131 @@
+// Inline-PTX wrappers for Hopper (sm_90a): the warpgroup MMA (wgmma) and the proxy fence that
+// orders generic shared-memory writes before wgmma reads them. Each wrapper cites the PTX ISA
+// section it follows (section numbers as in PTX ISA 8.x; the names are the stable reference).
+//
+// The wrappers compile to their instruction only where it exists: sm_90a, i.e. __CUDA_ARCH__ >= 900
+// with __CUDA_ARCH_FEAT_SM90_ALL (nvcc -gencode arch=compute_90a,code=sm_90a). The header also
+// compiles for other targets (the build does "80;90a", and the host pass): there every wrapper's
+// body is a __trap() in device code and empty in the host pass, so a kernel must not reach them
+// except on sm_90a. Test LOOM_SM90A_ENABLED to compile a kernel body only where it can run.
+//
+// API (namespace loom::sm90, all __device__, all warpgroup-collective except the fence and the
+// address conversion; the operands in shared memory are named by 64-bit matrix descriptors, e.g.
+// make_gmma_desc(tile, major, 16, mn).at(smem_u32(ptr)).encode() from layout/gmma.hpp):
+//
+//   unsigned smem_u32(void const* p)           shared-window address of a __shared__ pointer
+//   void fence_proxy_async_shared_cta()         fence.proxy.async.shared::cta
+//   void wgmma_fence()                          wgmma.fence.sync.aligned
+//   void wgmma_commit_group()                   wgmma.commit_group.sync.aligned
+//   template <int N> void wgmma_wait_group()    wgmma.wait_group.sync.aligned N
+//   template <WgmmaType T, int N, int kTransA, int kTransB>
+//   void wgmma_ss(float (&d)[N / 2], u64 desc_a, u64 desc_b, int scale_d)
+//       wgmma.mma_async.sync.aligned.m64n<N>k16.f32.<T>.<T> with A and B in shared memory:
+//       D = A B^T + (scale_d != 0 ? D : 0), A 64x16, B Nx16 (both as M/N x K), D 64xN fp32 in the
+//       N/2 registers of each thread in the order of the ISA's D fragment (Loom:
+//       mma_atom_sm90_64xNx16(N).c_tv). kTransA/kTransB are imm-trans-a/b: 0 for a K-major
+//       operand, 1 for MN-major (GmmaMajor::kMN). imm-scale-a/b are 1 (no negation).
+//       N in {8, 16, 24, 32, 48, 64, 96, 128, 192, 256} (kernels/gen_ptx_sm90_wgmma.py lists them).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define LOOM_SM90A_ENABLED 1
+#else
+#define LOOM_SM90A_ENABLED 0
+#endif
+
+// The body of a wrapper where its instruction does not exist: a trap on the device, nothing in the
+// host pass (device functions are parsed there but never run).
+#if defined(__CUDA_ARCH__)
+#define LOOM_SM90A_UNSUPPORTED() __trap()
+#else
+#define LOOM_SM90A_UNSUPPORTED() ((void)0)
+#endif
+
+namespace loom::sm90 {
+
+// The 32-bit shared-state-space address of a generic pointer into shared memory (what a matrix
+// descriptor's start address field encodes). PTX ISA "cvta" (cvta.to.shared); the intrinsic emits it.
+__device__ __forceinline__ unsigned smem_u32(void const* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+// PTX ISA "Parallel Synchronization and Communication Instructions: membar / fence"
+// (fence.proxy.async, with the .shared::cta state space) and 9.7.15.4 "Async Proxy": wgmma reads
+// shared memory through the async proxy, so generic-proxy writes to its operands (st.shared) must
+// be followed by this fence (then a barrier among the writers) before the wgmma that reads them.
+__device__ __forceinline__ void fence_proxy_async_shared_cta() {
+#if LOOM_SM90A_ENABLED
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#else
+  LOOM_SM90A_UNSUPPORTED();
+#endif
+}
+
+// PTX ISA 9.7.15.7.1 "Asynchronous Multiply-and-Accumulate Instruction: wgmma.fence": before the
+// first wgmma.mma_async of a warpgroup, and between other accesses to the accumulator registers
+// and a wgmma that uses them.
+__device__ __forceinline__ void wgmma_fence() {
+#if LOOM_SM90A_ENABLED
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#else
+  LOOM_SM90A_UNSUPPORTED();
+#endif
+}
+
+// PTX ISA 9.7.15.7.2 "Asynchronous Multiply-and-Accumulate Instruction: wgmma.commit_group":
+// commits all prior uncommitted wgmma.mma_async of the executing threads into one wgmma-group.
+__device__ __forceinline__ void wgmma_commit_group() {
+#if LOOM_SM90A_ENABLED
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+#else
+  LOOM_SM90A_UNSUPPORTED();
+#endif
+}
+
+// PTX ISA 9.7.15.7.3 "Asynchronous Multiply-and-Accumulate Instruction: wgmma.wait_group": waits
+// until at most N of the most recent wgmma-groups are pending (N = 0: all complete). Accessing the
+// accumulators of a wgmma before its group completes is undefined behaviour. The "memory" clobber
+// keeps the compiler from moving memory accesses across it; register reads of the accumulators are
+// ordered because the asm outputs of wgmma_ss are only consumed after this call in program order
+// (as in CUTLASS, callers keep the accumulators live across it, e.g. by writing them out after).
+template <int N>
+__device__ __forceinline__ void wgmma_wait_group() {
+  static_assert(N >= 0 && N <= 7, "wgmma.wait_group: N is an integer constant in [0, 7]");
+#if LOOM_SM90A_ENABLED
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+#else
+  LOOM_SM90A_UNSUPPORTED();
+#endif
+}
+
+// The input type of wgmma_ss: .bf16 or .f16 (A and B the same).
+enum class WgmmaType { kBF16, kF16 };
+
+// wgmma.mma_async for one (type, N): explicit specializations, one fixed asm block each, in
+// kernels/ptx_sm90_wgmma.inc.cuh (generated). The primary template is never defined, so an N that
+// the generator does not list fails to compile.
+template <WgmmaType T, int N>
+struct WgmmaSS;
+
+}  // namespace loom::sm90
+
+#include "kernels/ptx_sm90_wgmma.inc.cuh"
+
+namespace loom::sm90 {
+
+// PTX ISA 9.7.15.5.2 "Asynchronous Multiply-and-Accumulate Instruction: wgmma.mma_async"
+// (m64nNk16, .f32 accumulators, .bf16/.f16 inputs, A and B from shared-memory descriptors per
+// "Matrix Descriptor Format"; the register fragment of D per "Register Fragments and Shared
+// Memory Matrix Layouts", both under 9.7.15.5.1). scale-d goes in a register and becomes the
+// predicate: 0 gives D = A B^T, nonzero D = A B^T + D.
+template <WgmmaType T, int N, int kTransA, int kTransB>
+__device__ __forceinline__ void wgmma_ss(float (&d)[N / 2], unsigned long long desc_a, unsigned long long desc_b,
+                                         int scale_d) {
+  static_assert((kTransA == 0 || kTransA == 1) && (kTransB == 0 || kTransB == 1),
+                "wgmma: imm-trans-a/b are 0 (K-major) or 1 (MN-major)");
+  WgmmaSS<T, N>::template mma<kTransA, kTransB>(d, desc_a, desc_b, scale_d);
+}
+
+}  // namespace loom::sm90
