@@ -17,6 +17,9 @@
 //   void wgmma_fence()                          wgmma.fence.sync.aligned
 //   void wgmma_commit_group()                   wgmma.commit_group.sync.aligned
 //   template <int N> void wgmma_wait_group()    wgmma.wait_group.sync.aligned N
+//   template <int K> void wgmma_fence_operand(float (&d)[K])
+//                                               compiler-only: pins the accumulators' reads after
+//                                               the wait (an empty asm on each register)
 //   template <WgmmaType T, int N, int kTransA, int kTransB>
 //   void wgmma_ss(float (&d)[N / 2], u64 desc_a, u64 desc_b, int scale_d)
 //       wgmma.mma_async.sync.aligned.m64n<N>k16.f32.<T>.<T> with A and B in shared memory:
@@ -87,9 +90,8 @@ __device__ __forceinline__ void wgmma_commit_group() {
 // PTX ISA 9.7.15.7.3 "Asynchronous Multiply-and-Accumulate Instruction: wgmma.wait_group": waits
 // until at most N of the most recent wgmma-groups are pending (N = 0: all complete). Accessing the
 // accumulators of a wgmma before its group completes is undefined behaviour. The "memory" clobber
-// keeps the compiler from moving memory accesses across it; register reads of the accumulators are
-// ordered because the asm outputs of wgmma_ss are only consumed after this call in program order
-// (as in CUTLASS, callers keep the accumulators live across it, e.g. by writing them out after).
+// keeps the compiler from moving memory accesses across it; it does not order register reads, so
+// pass the accumulators through wgmma_fence_operand after it.
 template <int N>
 __device__ __forceinline__ void wgmma_wait_group() {
   static_assert(N >= 0 && N <= 7, "wgmma.wait_group: N is an integer constant in [0, 7]");
@@ -98,6 +100,17 @@ __device__ __forceinline__ void wgmma_wait_group() {
 #else
   LOOM_SM90A_UNSUPPORTED();
 #endif
+}
+
+// Not an instruction: an empty asm that takes each accumulator register in and out, so that the
+// compiler neither reads an accumulator before wgmma_wait_group (by moving a copy of it above the
+// wait: volatile asm statements keep their order, plain register moves do not) nor moves writes to
+// it across a wgmma. Call it on the accumulators after wgmma_wait_group and before reading them
+// (CUTLASS's warpgroup_fence_operand, for the same reason).
+template <int K>
+__device__ __forceinline__ void wgmma_fence_operand(float (&d)[K]) {
+#pragma unroll
+  for (int i = 0; i < K; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
 // The input type of wgmma_ss: .bf16 or .f16 (A and B the same).

@@ -66,10 +66,12 @@ __global__ void __launch_bounds__(128) wgmma_one(std::uint16_t const* a_img, int
   for (int r = 0; r < N / 2; ++r) d[r] = 0.f;
   unsigned long long const desc_a = da.at(smem_u32(sa)).encode();
   unsigned long long const desc_b = db.at(smem_u32(sb)).encode();
+  wgmma_fence_operand(d);
   wgmma_fence();
   wgmma_ss<WgmmaType::kBF16, N, kTransA, kTransB>(d, desc_a, desc_b, /*scale_d=*/0);
   wgmma_commit_group();
   wgmma_wait_group<0>();
+  wgmma_fence_operand(d);
 #pragma unroll
   for (int r = 0; r < N / 2; ++r) out[threadIdx.x * (N / 2) + r] = d[r];
 #else
