@@ -18,10 +18,19 @@
 //
 // Errors (LayoutError, one line, "tma: ..."): more than 5 global modes; no global mode of stride 1;
 // a global stride (dimensions 1..) that is not a positive multiple of 16 bytes or is 2^40 bytes or
-// more; a global extent over 2^32; a box dimension over 256; an inner box that is not a multiple of
-// 16 bytes; an inner box wider than the swizzle; a swizzle that is not a TMA swizzle; a smem tile
-// that is not box-compatible; a misaligned stage. The global base address is the caller's: the
-// driver requires it 16-byte aligned (32 with interleave, which Loom does not use).
+// more; a global extent outside 1..2^32; a box dimension over 256; an inner box that is not a
+// multiple of 16 bytes; an inner box wider than the swizzle; a swizzle that is not a TMA swizzle; a
+// smem tile that is not box-compatible; a misaligned stage. Addresses are the caller's: the driver
+// requires the global base 16-byte aligned (32 with interleave, which Loom does not use), and the
+// smem buffer must start on a whole swizzle repeat (1024 bytes for 128B) for Loom's element-offset
+// swizzle to be the hardware's address swizzle (as for gmma.hpp's descriptors).
+//
+// Example: A (M,K) = (512,1024) bf16 row-major and the stage tile_to_shape(gmma_atom_k_sw128(),
+// (128,64)) give rank 2, global_dim (1024,512), global_stride_bytes (2,2048), box (64,128),
+// swizzle 128: dimension 0 is K, 64 elements = 128 bytes, one swizzle row.
+//
+// Not covered: tiles that need several boxes (an inner extent wider than the swizzle, gmma's
+// no-swizzle core-matrix atoms), element strides other than 1, interleave, im2col.
 //
 // Semantics follow the CUDA driver API (cuTensorMapEncodeTiled) and CuTe 4.7.0's make_tma_copy
 // (cute/atom/copy_traits_sm90_tma.hpp), restricted to one box per CTA tile.

@@ -159,6 +159,12 @@ TEST(TmaDesc, Errors) {
                  "tma: the smem tile's extents are not the CTA tile's");
   expect_rejects([&] { make_tma_desc(S(512, 1024), S(1024, 1), 3, k128, S(128, 64)); },
                  "tma: the element width must be");
+  expect_rejects([&] { make_tma_desc(S((i64(1) << 32) + 1, 1024), S(1024, 1), 2, k128, S(128, 64)); },
+                 "tma: a global extent is not in 1..2^32");
+  expect_rejects([&] { make_tma_desc(S(512, 1024), S(i64(1) << 39, 1), 2, k128, S(128, 64)); },
+                 "tma: a global stride is 2^40 bytes or more");
+  expect_rejects([&] { make_tma_desc(make_shape(512, 1024, 8), make_shape(8192, 8, 1), 2, k128, S(128, 64)); },
+                 "tma: the contiguous global mode is not a mode of the CTA tile");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -205,6 +211,23 @@ TEST(TmaCoords, MNMajorAndBatch) {
   EXPECT_EQ(cb.c[0], 448);  // K
   EXPECT_EQ(cb.c[1], 256);  // M
   EXPECT_EQ(cb.c[2], 1);    // batch
+}
+
+// Extents that the tile does not divide (the last tiles run past the edge; TMA zero-fills them):
+// the coordinates are still the tiles' first elements.
+TEST(TmaCoords, EdgeTiles) {
+  TmaDesc const d = make_tma_desc(S(500, 1000), S(1000, 1), 2, tile_to_shape(gmma_atom_k_sw128(16), S(128, 64)), S(128, 64));
+  EXPECT_EQ(d.global_dim[0], 1000u);
+  EXPECT_EQ(d.global_dim[1], 500u);
+  auto const cA = make_identity_tensor(Coord<2>{{500, 1000}});
+  for (int m = 0; m < 4; ++m)
+    for (int k = 0; k < 16; ++k) {
+      TmaCoord const c = tma_box_coords(d, make_coord(m, k));
+      Coord<2> const first = local_tile<kCta>(cA, m, k).base;
+      EXPECT_EQ(c.c[0], first[1]);
+      EXPECT_EQ(c.c[1], first[0]);
+      EXPECT_EQ(c.c[1], 128 * m);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
