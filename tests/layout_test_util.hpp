@@ -2,8 +2,11 @@
 // random shapes and layouts, and small evaluation utilities. Host only.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <ostream>
 #include <string>
@@ -24,6 +27,16 @@ namespace loomtest {
 using loom::i64;
 using loom::IntTuple;
 using loom::Layout;
+
+// f throws a LayoutError whose message contains `what`.
+inline void expect_rejects(std::function<void()> const& f, std::string const& what) {
+  try {
+    f();
+    ADD_FAILURE() << "accepted; expected an error containing \"" << what << "\"";
+  } catch (loom::LayoutError const& e) {
+    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+  }
+}
 
 // Short names for writing layouts in tests: L(S(2,S(1,6)), S(1,S(6,2))) is (2,(1,6)):(1,(6,2)).
 template <class... Ts>

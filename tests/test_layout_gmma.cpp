@@ -32,15 +32,7 @@ std::string str(SwizzleLayout const& l) {
          loom::to_string(l.layout);
 }
 
-// A LayoutError whose message contains `what`.
-void expect_rejects(std::function<void()> const& f, std::string const& what) {
-  try {
-    f();
-    ADD_FAILURE() << "accepted; expected an error containing \"" << what << "\"";
-  } catch (LayoutError const& e) {
-    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
-  }
-}
+using loomtest::expect_rejects;
 
 // ---------------------------------------------------------------------------------------------
 // Layout atoms

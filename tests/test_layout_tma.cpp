@@ -14,19 +14,13 @@
 #include "layout/print.hpp"
 #include "layout/tensor.hpp"
 #include "layout/tma.hpp"
+#include "layout_test_util.hpp"
 
 namespace {
 
 using namespace loom;
 
-void expect_rejects(std::function<void()> const& f, std::string const& what) {
-  try {
-    f();
-    ADD_FAILURE() << "accepted; expected an error containing \"" << what << "\"";
-  } catch (LayoutError const& e) {
-    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
-  }
-}
+using loomtest::expect_rejects;
 
 struct Want {
   int rank;
