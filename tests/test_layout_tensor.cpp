@@ -45,7 +45,9 @@ TEST(LayoutTensor, GmemChainMatchesTheAlgebra) {
           Coord<2> const c = tAcA(v);
           ASSERT_EQ(c[0], wm) << "thread " << tid << " value " << v;
           ASSERT_EQ(c[1], wk) << "thread " << tid << " value " << v;
-          if (elem_less(c, shape(mA))) ASSERT_EQ(tAgA(v), float(wm + ld * wk));
+          if (elem_less(c, shape(mA))) {
+            ASSERT_EQ(tAgA(v), float(wm + ld * wk));
+          }
         }
       }
 }
