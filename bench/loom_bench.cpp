@@ -470,7 +470,12 @@ void run_bench(benchmark::State& st, Bench const& b) {
     } else if (auto it = g.baseline.find(b.key); it != g.baseline.end() && it->second > 0) {
       st.counters["vs_cublas"] = benchmark::Counter(thr / it->second);
     }
-    if (!b.label.empty()) st.SetLabel(b.label);
+    std::string label = b.label;
+    if (b.kind == Kind::kernel) {  // which path ran (KernelInfo::path), for kernels that have several
+      std::string const path = loom::kernel_path(*b.kernel, b.problem, case_buffers(b.problem, b.misalign).operands());
+      if (!path.empty()) label = "path=" + path + (label.empty() ? "" : "; " + label);
+    }
+    if (!label.empty()) st.SetLabel(label);
   } catch (std::exception const& e) {
     fail(st, b, e.what());
   }

@@ -56,8 +56,8 @@
 // cp.async or 2-byte loads, chosen per operand by the launcher; those instantiations share
 // everything else.
 //
-// Epilogue: straight from the accumulators, two neighbouring columns per store (4 or 8 bytes) where
-// aligned, predicated at the edges; beta == 0 never reads C.
+// Epilogue: kernels/epilogue.cuh's store_d, straight from the accumulators, two neighbouring columns
+// per store (4 or 8 bytes) where aligned, predicated at the edges; beta == 0 never reads C.
 //
 // What remains written by hand, and why:
 // - The PTX of cp.async, ldmatrix and mma.sync: the core's copy and MMA atoms are layouts, and no
@@ -80,6 +80,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "kernels/epilogue.cuh"
 #include "kernels/numeric.cuh"
 #include "kernels/operand_layout.hpp"
 #include "kernels/registry.hpp"
@@ -366,55 +367,6 @@ __device__ __forceinline__ void mma_step(Acc& acc, RA const& ra, RB const& rb) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Epilogue
-// ---------------------------------------------------------------------------------------------
-
-template <class T> struct Pair;
-template <> struct Pair<float> { using type = float2; };
-template <> struct Pair<__half> { using type = __half2; };
-template <> struct Pair<__nv_bfloat16> { using type = __nv_bfloat162; };
-
-template <class T>
-__device__ __forceinline__ typename Pair<T>::type pair_from(float x, float y) {
-  if constexpr (std::is_same_v<T, float>) return make_float2(x, y);
-  else if constexpr (std::is_same_v<T, __half>) return __floats2half2_rn(x, y);
-  else return __floats2bfloat162_rn(x, y);
-}
-template <class T>
-__device__ __forceinline__ float2 pair_to(typename Pair<T>::type v) {
-  if constexpr (std::is_same_v<T, float>) return v;
-  else if constexpr (std::is_same_v<T, __half>) return __half22float2(v);
-  else return __bfloat1622float2(v);
-}
-
-// D = alpha*acc + beta*C over the thread's fragment, two neighbouring columns at a time: tCgD,
-// tCgC and tCcD are the thread's accumulators in D, in C and as coordinates.
-template <class Cfg, class T, class P, class Acc>
-__device__ __forceinline__ void store_d(P const& args, Acc const& acc, int m, int n) {
-  Coord<2> const extent = args.cd_shape, stride{{args.ldd, 1}};
-  int const tid = int(threadIdx.x);
-  auto tCgD = partition_C<Cfg::kMma, Offsets::kTabulated>(local_tile<Cfg::kTileC>(make_gmem_tensor<1>(static_cast<T*>(args.d), extent, stride), m, n), tid);
-  auto tCgC = partition_C<Cfg::kMma, Offsets::kTabulated>(local_tile<Cfg::kTileC>(make_gmem_tensor<1>(static_cast<T const*>(args.c), extent, stride), m, n), tid);
-  auto tCcD = partition_C<Cfg::kMma, Offsets::kTabulated>(local_tile<Cfg::kTileC>(make_identity_tensor(extent), m, n), tid);
-  float const alpha = args.alpha, beta = args.beta;
-#pragma unroll
-  for (int p = 0; p < Cfg::kPairs; ++p) {
-    float x = alpha * acc(2 * p), y = alpha * acc(2 * p + 1);
-    if (args.pair_d && elem_less(tCcD(2 * p + 1), extent)) {
-      if (beta != 0.f) {  // beta == 0: C is not read (it may hold NaNs), as in BLAS
-        float2 const cv = pair_to<T>(*reinterpret_cast<typename Pair<T>::type const*>(&tCgC(2 * p)));
-        x += beta * cv.x, y += beta * cv.y;
-      }
-      *reinterpret_cast<typename Pair<T>::type*>(&tCgD(2 * p)) = pair_from<T>(x, y);
-    } else {
-      if (elem_less(tCcD(2 * p), extent)) tCgD(2 * p) = from_f32<T>(beta != 0.f ? x + beta * to_f32(tCgC(2 * p)) : x);
-      if (elem_less(tCcD(2 * p + 1), extent))
-        tCgD(2 * p + 1) = from_f32<T>(beta != 0.f ? y + beta * to_f32(tCgC(2 * p + 1)) : y);
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
 // Kernel
 // ---------------------------------------------------------------------------------------------
 
@@ -568,10 +520,11 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) gemm_sm80_kernel(Pa
   }
   cp_async_wait<0>();
 
+  EpilogueArgs const ep{args.c, args.d, args.cd_shape, args.ldd, args.alpha, args.beta, args.pair_d};
   switch (args.out) {
-    case DType::f32: store_d<Cfg, float>(args, acc, m, n); break;
-    case DType::f16: store_d<Cfg, __half>(args, acc, m, n); break;
-    case DType::bf16: store_d<Cfg, __nv_bfloat16>(args, acc, m, n); break;
+    case DType::f32: store_d<Cfg::kMma, Cfg::kTileC, float>(ep, acc, m, n, tid); break;
+    case DType::f16: store_d<Cfg::kMma, Cfg::kTileC, __half>(ep, acc, m, n, tid); break;
+    case DType::bf16: store_d<Cfg::kMma, Cfg::kTileC, __nv_bfloat16>(ep, acc, m, n, tid); break;
   }
 }
 

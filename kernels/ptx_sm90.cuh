@@ -116,6 +116,196 @@ __device__ __forceinline__ void wgmma_fence_operand(float (&d)[K]) {
 // The input type of wgmma_ss: .bf16 or .f16 (A and B the same).
 enum class WgmmaType { kBF16, kF16 };
 
+// ---------------------------------------------------------------------------------------------
+// mbarrier (PTX ISA 9.7.13.15 "Parallel Synchronization and Communication Instructions: mbarrier")
+// ---------------------------------------------------------------------------------------------
+// All take the barrier's 32-bit shared address (smem_u32). A phase completes when its pending
+// arrival count reaches 0 and its transaction count (bytes announced by expect_tx, consumed by the
+// complete_tx of TMA loads) is 0; waits name the phase by its parity.
+
+// mbarrier.init: `count` arrivals complete a phase. 9.7.13.15.9.
+__device__ __forceinline__ void mbarrier_init(unsigned bar, unsigned count) {
+#if LOOM_SM90A_ENABLED
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+#else
+  (void)bar, (void)count;
+  LOOM_SM90A_UNSUPPORTED();
+#endif
+}
+
+// fence.mbarrier_init.release.cluster (9.7.13.4 "membar / fence"): makes the inits visible to the
+// other CTAs of the cluster (and to the async proxy) before a cluster barrier.
+__device__ __forceinline__ void fence_mbarrier_init_cluster() {
+#if LOOM_SM90A_ENABLED
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#else
+  LOOM_SM90A_UNSUPPORTED();
+#endif
+}
+
+// mbarrier.arrive.expect_tx: announces `bytes` of transactions for the current phase, then arrives
+// once. 9.7.13.15.11 / 9.7.13.15.13.
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(unsigned bar, unsigned bytes) {
+#if LOOM_SM90A_ENABLED
+  asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+               : "memory");
+#else
+  (void)bar, (void)bytes;
+  LOOM_SM90A_UNSUPPORTED();
+#endif
+}
+
+// One arrival on the barrier at the same shared offset in CTA `cta` of the cluster (mapa gives its
+// shared::cluster address; 9.7.9.20 "mapa"); `cta` may be this CTA. Release semantics at cluster
+// scope order this thread's earlier reads of the stage before the producer's next writes.
+// 9.7.13.15.13 "mbarrier.arrive".
+__device__ __forceinline__ void mbarrier_arrive_cluster(unsigned bar, unsigned cta) {
+#if LOOM_SM90A_ENABLED
+  asm volatile(
+      "{\n.reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+      "r"(cta)
+      : "memory");
+#else
+  (void)bar, (void)cta;
+  LOOM_SM90A_UNSUPPORTED();
+#endif
+}
+
+// mbarrier.try_wait.parity until the phase of parity `parity` has completed (9.7.13.15.16).
+// A kernel bug that never completes the phase would hang the GPU; after about 2^32 cycles
+// (a couple of seconds, far beyond any legitimate wait) the wait traps instead, so that the launch
+// fails with an error rather than sticking.
+__device__ __forceinline__ void mbarrier_wait(unsigned bar, unsigned parity) {
+#if LOOM_SM90A_ENABLED
+  unsigned done = 0;
+  asm volatile(
+      "{\n.reg .pred p;\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  if (done) return;
+  long long const start = clock64();
+  while (true) {
+    asm volatile(
+        "{\n.reg .pred p;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+    if (done) return;
+    if (clock64() - start > (1ll << 32)) __trap();
+  }
+#else
+  (void)bar, (void)parity;
+  LOOM_SM90A_UNSUPPORTED();
+#endif
+}
+
+// ---------------------------------------------------------------------------------------------
+// Clusters (PTX ISA 9.7.13.3 "barrier.cluster"; 10 "Special Registers": %cluster_ctarank)
+// ---------------------------------------------------------------------------------------------
+
+__device__ __forceinline__ unsigned cluster_ctarank() {
+#if LOOM_SM90A_ENABLED
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+#else
+  LOOM_SM90A_UNSUPPORTED();
+  return 0;
+#endif
+}
+
+// Every thread of every CTA of the cluster arrives, then waits for all (release / acquire).
+__device__ __forceinline__ void cluster_sync() {
+#if LOOM_SM90A_ENABLED
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#else
+  LOOM_SM90A_UNSUPPORTED();
+#endif
+}
+
+// ---------------------------------------------------------------------------------------------
+// TMA (PTX ISA 9.7.9.25.5.1 "cp.async.bulk.tensor")
+// ---------------------------------------------------------------------------------------------
+// The tensor map is a __grid_constant__ kernel parameter (its generic address is what the
+// instruction takes). Coordinates are in the map's dimension order, innermost first, in elements;
+// parts of the box outside the tensor are filled with zeros and still count as transaction bytes.
+
+// A 2-D box into this CTA's shared memory at `dst`, completing `bytes` on the barrier `bar`.
+__device__ __forceinline__ void tma_load_2d(unsigned dst, void const* tmap, unsigned bar, int c0, int c1) {
+#if LOOM_SM90A_ENABLED
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
+      "l"(tmap), "r"(bar), "r"(c0), "r"(c1)
+      : "memory");
+#else
+  (void)dst, (void)tmap, (void)bar, (void)c0, (void)c1;
+  LOOM_SM90A_UNSUPPORTED();
+#endif
+}
+
+// The same box written to the same shared offset in every CTA of `cta_mask` (bit r: cluster rank
+// r), each completing the bytes on the barrier at `bar`'s offset in that CTA (.multicast::cluster).
+__device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, void const* tmap, unsigned bar, int c0, int c1,
+                                                      unsigned short cta_mask) {
+#if LOOM_SM90A_ENABLED
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
+      "[%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(dst),
+      "l"(tmap), "r"(bar), "r"(c0), "r"(c1), "h"(cta_mask)
+      : "memory");
+#else
+  (void)dst, (void)tmap, (void)bar, (void)c0, (void)c1, (void)cta_mask;
+  LOOM_SM90A_UNSUPPORTED();
+#endif
+}
+
+// prefetch.tensormap (9.7.9.25.5.3 / "prefetch"): brings the descriptor into the cache early.
+__device__ __forceinline__ void tma_prefetch_descriptor(void const* tmap) {
+#if LOOM_SM90A_ENABLED
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(tmap) : "memory");
+#else
+  (void)tmap;
+  LOOM_SM90A_UNSUPPORTED();
+#endif
+}
+
+// ---------------------------------------------------------------------------------------------
+// Register reallocation (PTX ISA 9.7.17.2 "setmaxnreg")
+// ---------------------------------------------------------------------------------------------
+// Warpgroup-collective; takes effect only under a per-thread register cap at entry
+// (__launch_bounds__(threads, 1)). kRegs is a multiple of 8 in [24, 256].
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  static_assert(kRegs >= 24 && kRegs <= 256 && kRegs % 8 == 0, "setmaxnreg: 24..256, a multiple of 8");
+#if LOOM_SM90A_ENABLED
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+#else
+  LOOM_SM90A_UNSUPPORTED();
+#endif
+}
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  static_assert(kRegs >= 24 && kRegs <= 256 && kRegs % 8 == 0, "setmaxnreg: 24..256, a multiple of 8");
+#if LOOM_SM90A_ENABLED
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+#else
+  LOOM_SM90A_UNSUPPORTED();
+#endif
+}
+
+// Named barrier among `threads` threads (a multiple of 32) of the CTA: bar.sync id, threads
+// (9.7.13.1 "bar / barrier"). Id 0 is __syncthreads'.
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
 // wgmma.mma_async for one (type, N): explicit specializations, one fixed asm block each, in
 // kernels/ptx_sm90_wgmma.inc.cuh (generated). The primary template is never defined, so an N that
 // the generator does not list fails to compile.

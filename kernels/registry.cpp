@@ -9,6 +9,7 @@ KernelInfo add_kernel_info();
 KernelInfo sgemm_fma_simple_kernel_info();
 KernelInfo sgemm_fma_kernel_info();
 KernelInfo sm80_kernel_info();
+KernelInfo sm90_kernel_info();
 
 std::vector<KernelInfo> const& kernels() {
   static std::vector<KernelInfo> const all = {
@@ -16,6 +17,7 @@ std::vector<KernelInfo> const& kernels() {
       sgemm_fma_simple_kernel_info(),
       sgemm_fma_kernel_info(),
       sm80_kernel_info(),
+      sm90_kernel_info(),
   };
   return all;
 }
@@ -115,6 +117,10 @@ std::string why_unsupported(KernelInfo const& k, Problem const& p, int cc) {
            std::to_string(k.min_cc % 10) + ", this GPU has " + std::to_string(cc / 10) + "." +
            std::to_string(cc % 10);
   return k.check ? k.check(p) : std::string();
+}
+
+std::string kernel_path(KernelInfo const& k, Problem const& p, Operands const& ops) {
+  return k.path ? k.path(p, ops) : std::string();
 }
 
 std::string run_kernel(KernelInfo const& k, Problem const& p, Operands const& ops, cudaStream_t s, int cc) {

@@ -68,7 +68,14 @@ struct KernelInfo {
   // Empty when the kernel takes the case, else why it does not.
   std::function<std::string(Problem const&)> check;
   std::function<cudaError_t(Problem const&, Operands const&, cudaStream_t)> launch;
+  // For a kernel with more than one path (sm90: TMA, or sm80 where TMA cannot read the operands),
+  // the path launch() takes for these operands; launch() follows the same function, so what
+  // validate and bench report is what ran. Empty function: one path.
+  std::function<std::string(Problem const&, Operands const&)> path;
 };
+
+// The path `k` takes for this case, or "" for a kernel with one path.
+std::string kernel_path(KernelInfo const& k, Problem const& p, Operands const& ops);
 
 std::vector<KernelInfo> const& kernels();
 KernelInfo const* find_kernel(std::string_view name);

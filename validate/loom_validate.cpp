@@ -42,6 +42,7 @@ struct Record {
   h::ErrorStats st;
   std::string status;  // "pass", "fail", "skip"
   std::string reason;
+  std::string path;    // the kernel's path for this case (KernelInfo::path), "" for a kernel with one
 };
 
 std::string one_line(std::string s) {
@@ -158,7 +159,7 @@ class Reporter {
       }
     } else if (f_ == Format::csv) {
       out_ << "kernel,op,dtype,out_dtype,layout,m,n,k,lda,ldb,ldc,misalign,alpha,beta,reference,"
-              "rel_fro,max_abs,max_rel,tolerance,nonfinite,unwritten,over_bound,status,reason\n";
+              "rel_fro,max_abs,max_rel,tolerance,nonfinite,unwritten,over_bound,status,reason,path\n";
     } else {
       out_ << "{\n  \"device\": {\"name\": " << json_string(dev.name) << ", \"cc\": " << dev.cc
            << ", \"sm_count\": " << dev.sm_count << ", \"driver_version\": " << dev.driver_version
@@ -184,6 +185,7 @@ class Reporter {
                     ran ? fmt("%.2e", r.st.rel_fro).c_str() : "-",
                     ran ? fmt("%.2e", r.st.max_abs).c_str() : "-", r.status.c_str());
       out_ << line;
+      if (!r.path.empty()) out_ << " [" << r.path << "]";
       if (!r.reason.empty()) out_ << ": " << r.reason;
       out_ << "\n";
     } else if (f_ == Format::csv) {
@@ -194,7 +196,8 @@ class Reporter {
            << (ran ? fmt("%.6e", r.st.rel_fro) : "") << ',' << (ran ? fmt("%.6e", r.st.max_abs) : "")
            << ',' << (ran ? fmt("%.6e", r.st.max_rel) : "") << ','
            << (ran ? fmt("%.3e", r.st.tol) : "") << ',' << r.st.nonfinite << ',' << r.st.unwritten
-           << ',' << r.st.over_bound << ',' << r.status << ',' << csv_field(r.reason) << "\n";
+           << ',' << r.st.over_bound << ',' << r.status << ',' << csv_field(r.reason) << ','
+           << csv_field(r.path) << "\n";
     } else {
       out_ << (rows_ ? ",\n" : "\n") << "    {\"name\": " << json_string(case_name(r.kernel, p))
            << ", \"kernel\": " << json_string(r.kernel) << ", \"op\": \"" << to_string(p.op)
@@ -209,7 +212,7 @@ class Reporter {
            << ", \"tolerance\": " << (ran ? json_number(r.st.tol) : "null")
            << ", \"nonfinite\": " << r.st.nonfinite << ", \"unwritten\": " << r.st.unwritten
            << ", \"over_bound\": " << r.st.over_bound << ", \"status\": " << json_string(r.status)
-           << ", \"reason\": " << json_string(r.reason) << "}";
+           << ", \"reason\": " << json_string(r.reason) << ", \"path\": " << json_string(r.path) << "}";
     }
     ++rows_;
     out_.flush();
@@ -307,6 +310,7 @@ struct Runner {
       if (!buf.c.empty()) fill(buf.c, s * 4 + 2, &C);
       h::poison(buf.d);
       Operands const ops = buf.operands();
+      r.path = kernel_path(*c.kernel, p, ops);
 
       h::DeviceMatrix ref_d;
       if (r.reference == "cublas") {

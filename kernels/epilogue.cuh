@@ -1,0 +1,94 @@
+// The epilogue both tensor-core GEMMs share: D = alpha*acc + beta*C from the accumulator fragment
+// of a TiledMMA straight to global memory, two neighbouring columns per store.
+//
+// The chain is the core's: mD (M,N) -> local_tile<kTileC>(mD, m, n) -> partition_C<kMma>(.., tid),
+// and the same for C and for the identity tensor that gives every accumulator's coordinate (the
+// edge predicates). The caller's TiledMMA must give each thread pairs of neighbouring columns in
+// consecutive accumulators (values 2j, 2j+1), with N contiguous in D: both kernels static_assert
+// that on their configuration.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <type_traits>
+
+#include "kernels/numeric.cuh"
+#include "layout/tensor.hpp"
+
+namespace loom {
+
+template <class T> struct Pair;
+template <> struct Pair<float> { using type = float2; };
+template <> struct Pair<__half> { using type = __half2; };
+template <> struct Pair<__nv_bfloat16> { using type = __nv_bfloat162; };
+
+template <class T>
+__device__ __forceinline__ typename Pair<T>::type pair_from(float x, float y) {
+  if constexpr (std::is_same_v<T, float>) return make_float2(x, y);
+  else if constexpr (std::is_same_v<T, __half>) return __floats2half2_rn(x, y);
+  else return __floats2bfloat162_rn(x, y);
+}
+template <class T>
+__device__ __forceinline__ float2 pair_to(typename Pair<T>::type v) {
+  if constexpr (std::is_same_v<T, float>) return v;
+  else if constexpr (std::is_same_v<T, __half>) return __half22float2(v);
+  else return __bfloat1622float2(v);
+}
+
+// What the epilogue reads of the problem (D is row-major (m, n): n contiguous, m at stride ldd).
+struct EpilogueArgs {
+  void const* c;
+  void* d;
+  Coord<2> cd_shape;  // (M, N)
+  i64 ldd;            // the stride of m in C and D
+  float alpha, beta;
+  bool pair_d;        // C and D take one store per two neighbouring columns (aligned)
+};
+
+// D = alpha*acc + beta*C over thread tid's fragment of tile (m, n); acc(i) is accumulator i in the
+// order of partition_C. beta == 0 never reads C (it may hold NaNs), as in BLAS. A tile wholly
+// inside D with paired stores takes no predicates.
+template <TiledMMA kMma, Tile kTileC, class T, class Acc>
+__device__ __forceinline__ void store_d(EpilogueArgs const& args, Acc const& acc, int m, int n, int tid) {
+  Coord<2> const extent = args.cd_shape, stride{{args.ldd, 1}};
+  auto tCgD = partition_C<kMma, Offsets::kTabulated>(
+      local_tile<kTileC>(make_gmem_tensor<1>(static_cast<T*>(args.d), extent, stride), m, n), tid);
+  auto tCgC = partition_C<kMma, Offsets::kTabulated>(
+      local_tile<kTileC>(make_gmem_tensor<1>(static_cast<T const*>(args.c), extent, stride), m, n), tid);
+  auto cD = local_tile<kTileC>(make_identity_tensor(extent), m, n);  // (BM,BN) -> (m,n)
+  auto tCcD = partition_C<kMma, Offsets::kTabulated>(cD, tid);
+  constexpr int kPairs = int(size(decltype(tCgD)::layout).v) / 2;
+  float const alpha = args.alpha, beta = args.beta;
+  using P = typename Pair<T>::type;
+  constexpr i64 kBM = size(get(kTileC, 0)).v, kBN = size(get(kTileC, 1)).v;
+  if (args.pair_d && cD.base[0] + kBM <= extent[0] && cD.base[1] + kBN <= extent[1]) {  // cD.base: the tile's origin
+#pragma unroll
+    for (int p = 0; p < kPairs; ++p) {
+      float x = alpha * acc(2 * p), y = alpha * acc(2 * p + 1);
+      if (beta != 0.f) {
+        float2 const cv = pair_to<T>(*reinterpret_cast<P const*>(&tCgC(2 * p)));
+        x += beta * cv.x, y += beta * cv.y;
+      }
+      *reinterpret_cast<P*>(&tCgD(2 * p)) = pair_from<T>(x, y);
+    }
+    return;
+  }
+#pragma unroll
+  for (int p = 0; p < kPairs; ++p) {
+    float x = alpha * acc(2 * p), y = alpha * acc(2 * p + 1);
+    if (args.pair_d && elem_less(tCcD(2 * p + 1), extent)) {
+      if (beta != 0.f) {
+        float2 const cv = pair_to<T>(*reinterpret_cast<P const*>(&tCgC(2 * p)));
+        x += beta * cv.x, y += beta * cv.y;
+      }
+      *reinterpret_cast<P*>(&tCgD(2 * p)) = pair_from<T>(x, y);
+    } else {
+      if (elem_less(tCcD(2 * p), extent)) tCgD(2 * p) = from_f32<T>(beta != 0.f ? x + beta * to_f32(tCgC(2 * p)) : x);
+      if (elem_less(tCcD(2 * p + 1), extent))
+        tCgD(2 * p + 1) = from_f32<T>(beta != 0.f ? y + beta * to_f32(tCgC(2 * p + 1)) : y);
+    }
+  }
+}
+
+}  // namespace loom

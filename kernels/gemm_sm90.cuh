@@ -1,0 +1,470 @@
+// sm90: D = alpha*A*B + beta*C on Hopper tensor cores (sm_90a only): wgmma with both operands in
+// shared memory, TMA loads multicast across a cluster of two CTAs, a warp-specialized and
+// persistent pipeline. A and B are fp16 or bf16, accumulation is fp32, C/D are fp16, bf16 or fp32
+// (Problem::out_dtype). Every operand is row- or column-major with its own leading dimension; C may
+// alias D. Any M, N, K >= 1 whose A and B TMA can read (16-byte aligned bases and leading
+// dimensions); gemm_sm90.cu sends the rest to sm80 and says so (KernelInfo::path).
+//
+// Files: this header holds the kernel and its launcher, launch_majors<kAK, kBK>; gemm_sm90_kk.cu,
+// _km.cu, _mk.cu and _mm.cu each instantiate it for one pair of operand majornesses (k-major or
+// mn-major A, then B) and are built for sm_90a only (kernels/CMakeLists.txt); gemm_sm90.cu
+// registers the kernel, picks the path and the launcher.
+//
+// Problem: as in sm80, a column-major D is computed as D^T = B^T A^T, so the kernel always writes
+// a row-major D and sees A as (m,k) and B as (n,k), each k-major or mn-major in global memory. The
+// operands are never copied or transposed: wgmma reads an mn-major tile through its descriptor's
+// transpose bit.
+//
+// Tiling: a CTA owns a 128x256 tile of D and walks K in steps of 64. Its two consumer warpgroups
+// each own 64x256 (one wgmma m64n256k16 per k-step of 16, 128 fp32 accumulators per thread); a
+// producer warpgroup issues the TMA loads. Two CTAs along M form a cluster and share B's tile:
+// each loads half of it and multicasts it to both, so B crosses L2 once per cluster.
+//
+// Shared memory (Config, all from the layout core): each operand's stage is the canonical 128-byte
+// swizzled GMMA atom tiled over (MN, 64) with tile_to_shape (k-major: 64-element rows of K;
+// mn-major: 64-element columns of MN, K first, so that each 64 x 64 block is contiguous). One TMA
+// box fills one such block, or the whole k-major tile: make_tma_desc reads its dims, box and
+// swizzle off the global operand and the box's smem layout. The wgmma descriptors come from
+// make_gmma_desc over the stage layout, and move between warpgroups, k-steps and stages by
+// gmma_desc_offset, checked at compile time to be linear in the stage and warpgroup.
+//
+// Data path, per CTA tile (m, n) and k tile kt:
+//
+//   cA = identity (M,K) -> local_tile<(BOX,64)>(cA, m*BOXES + b, kt): box b's first coordinate, its TMA coords
+//   sA (BM,64,PIPE), 128B swizzle: box b lands at sA(b*BOX, 0, stage)
+//   wgmma desc of warpgroup w, k-step s: make_gmma_desc(sA) advanced by gmma_desc_offset(sA, (64w, 16s, stage))
+//   acc (partition_C of TiledMMA 2x1 warpgroups of m64n256k16): (2,2,32) per thread
+//   mD (M,N) -> local_tile<(BM,BN)>(mD, m, n) -> partition_C: kernels/epilogue.cuh's store_d
+//
+// Pipeline: kStages stages, each with a full and an empty mbarrier, as a ring whose phase bits
+// carry across tiles. The producer waits for a stage to be empty in both CTAs of the cluster,
+// announces the stage's bytes on its full barrier, and issues its A boxes (local) and its share of
+// B's boxes (multicast to both CTAs; each completes bytes on the full barrier of every CTA it
+// writes). A consumer warpgroup waits for full, issues its four wgmmas, commits them, and waits
+// for the previous k tile's group only (one group stays in flight across k tiles), then releases
+// that previous stage by arriving on the empty barrier of both CTAs. setmaxnreg gives the
+// consumers 232 registers and the producer 40.
+//
+// Persistent: the grid is as many clusters as fit on the GPU at once; each walks cluster tiles
+// (a pair of M tiles and one N tile) in steps of the cluster count. Tile order (TileScheduler):
+// groups of kGroupM cluster rows, column by column within a group, so that the clusters in flight
+// share A and B panels in L2.
+//
+// Epilogue: straight from the accumulators to global memory (kernels/epilogue.cuh), while the
+// producer already loads the next tile's first stages; beta == 0 never reads C.
+//
+// What remains written by hand, and why:
+// - The PTX (kernels/ptx_sm90.cuh): the core's atoms are layouts; no device code dispatches on them.
+// - The schedule: the ring's stage index and phase, which warpgroup does what, the order of waits,
+//   wgmmas, commits and releases. These are control flow, not indices.
+// - The TMA coordinate order: dimension 0 is the contiguous mode (make_tma_desc's rule), so a
+//   k-major box takes (k, mn) and an mn-major one (mn, k) from the identity tensor's coordinate.
+// - The tile order's ragged last group: as in sm80, four lines of arithmetic rather than a layout
+//   over a padded tile grid.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <string>
+
+#include "kernels/epilogue.cuh"
+#include "kernels/operand_layout.hpp"
+#include "kernels/ptx_sm90.cuh"
+#include "kernels/registry.hpp"
+#include "kernels/tma_copy.hpp"
+#include "layout/gmma.hpp"
+#include "layout/tensor.hpp"
+#include "layout/tma.hpp"
+
+namespace loom::sm90 {
+
+// What the launcher knows of a problem, after the transposition for a column-major D.
+struct Args {
+  void const* a;  // (m, k)
+  void const* b;  // (n, k)
+  void const* c;
+  void* d;
+  GmemShape ga;  // (m, k) -> offset in A; one stride is 1 (the contiguous mode)
+  GmemShape gb;  // (n, k) -> offset in B
+  GmemShape gd;  // (m, n) -> offset in C and D; n is contiguous
+  float alpha, beta;
+  DType out;
+  bool pair_d;
+  int sm_count;  // multiprocessors of the device (the persistent grid's bound)
+};
+
+// Launches the kernel for a k-major (kAK) or mn-major A and a k-major (kBK) or mn-major B. Returns
+// a CUDA error, or cudaErrorInvalidValue with *why set when the operands cannot take TMA.
+template <bool kAK, bool kBK>
+cudaError_t launch_majors(Args const& args, bool bf16, cudaStream_t stream, std::string* why);
+extern template cudaError_t launch_majors<true, true>(Args const&, bool, cudaStream_t, std::string*);
+extern template cudaError_t launch_majors<true, false>(Args const&, bool, cudaStream_t, std::string*);
+extern template cudaError_t launch_majors<false, true>(Args const&, bool, cudaStream_t, std::string*);
+extern template cudaError_t launch_majors<false, false>(Args const&, bool, cudaStream_t, std::string*);
+
+constexpr int kBM = 128, kBN = 256, kBK = 64;
+constexpr int kStages = 4;        // 48 KB each; 4 fill the 227 KB a CTA may have
+constexpr int kConsumers = 2;     // warpgroups, 64 rows of the tile each
+constexpr int kThreads = 128 * (1 + kConsumers);
+constexpr int kClusterM = 2;      // CTAs along M that share B's tile
+constexpr int kGroupM = 8;        // cluster rows per group of the tile order
+constexpr int kProducerRegs = 40, kConsumerRegs = 232;
+static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * kConsumers <= 65536, "setmaxnreg: more than the SM's registers");
+
+// ---------------------------------------------------------------------------------------------
+// Configuration: every layout, computed at compile time
+// ---------------------------------------------------------------------------------------------
+
+// One operand's (kMN, kBK) stage, its TMA boxes and its wgmma descriptors. kWgmmaMN: the rows one
+// wgmma reads (64 for A, kBN for B). kShare: CTAs that share the tile (each loads kBoxes / kShare
+// boxes and multicasts them).
+template <int kMN, bool kKMajor_, int kWgmmaMN, int kShare>
+struct OperandConfig {
+  static constexpr bool kKMajor = kKMajor_;
+  static constexpr int kUnit = kKMajor ? 1 : 0;  // the mode of (mn, k) with unit stride in global memory
+  static constexpr GmmaMajor kMajor = kKMajor ? GmmaMajor::kK : GmmaMajor::kMN;
+  static constexpr SwizzleLayout kAtom = gmma_atom(kMajor, GmmaSwizzle::k128B, 16);
+  // The atom repeats along K first when mn-major, so that each 64-row block of MN is one box.
+  static constexpr IntTuple kOrder = kKMajor ? make_shape(0, 1) : make_shape(1, 0);
+  static constexpr Tile kTile = make_tile(kMN, kBK);
+  static constexpr SwizzleLayout kStage = tile_to_shape(kAtom, make_shape(kMN, kBK), kOrder);
+  static constexpr i64 kStageElems = cosize(kStage.layout).v;
+  // (MN, BK, PIPE): the stages one after the other.
+  static constexpr SwizzleLayout kSmem = {kStage.swizzle, 0,
+                                          append(kStage.layout, make_layout(IntTuple(kStages), IntTuple(kStageElems)))};
+
+  // TMA boxes: a k-major tile is one box of (64 of K) x (MN / kShare), so that each sharing CTA
+  // loads one; an mn-major one is (64 of MN) x (64 of K), the swizzle's width, so several.
+  static constexpr int kBoxMN = kKMajor ? kMN / kShare : 64;
+  static constexpr int kBoxes = kMN / kBoxMN;
+  static constexpr Tile kBoxTile = make_tile(kBoxMN, kBK);
+  static constexpr SwizzleLayout kBox = tile_to_shape(kAtom, make_shape(kBoxMN, kBK), kOrder);
+  static constexpr int kBoxBytes = kBoxMN * kBK * 2;
+  static constexpr int kStageBytes = int(kStageElems) * 2;
+
+  // wgmma descriptors: at the origin, and the steps (in 16-byte units) per warpgroup (kWgmmaMN
+  // rows), per k-step of 16 and per stage.
+  static constexpr GmmaDesc kDesc = make_gmma_desc(kSmem, kMajor, 16, kWgmmaMN);
+  static constexpr i64 kDescPerRows = kMN > kWgmmaMN ? gmma_desc_offset(kSmem, 16, make_shape(kWgmmaMN, 0, 0)) : 0;
+  static constexpr i64 kDescPerStep = gmma_desc_offset(kSmem, 16, make_shape(0, 16, 0));
+  static constexpr i64 kDescPerStage = gmma_desc_offset(kSmem, 16, make_shape(0, 0, 1));
+
+  static constexpr bool valid() {
+    // Box b is the box layout at the stage's offset of its first row, on a whole swizzle repeat.
+    Layout const boxes = zipped_divide(kStage.layout, make_tile(kBoxMN, kBK));  // ((BOX_MN,BK),(boxes,1))
+    if (!(coalesce(get(boxes, 0)) == coalesce(kBox.layout)) || size(get(boxes, 1)).v != kBoxes) return false;
+    for (int b = 0; b < kBoxes; ++b)
+      if (get(boxes, 1)(b) != kStage.layout(make_shape(b * kBoxMN, 0)) || (get(boxes, 1)(b) * 2) % 1024 != 0)
+        return false;
+    // The descriptor steps are linear: any warpgroup, k-step and stage is the sum of the three.
+    for (int w = 0; w < kMN / kWgmmaMN; ++w)
+      for (int s = 0; s < kBK / 16; ++s)
+        for (int p = 0; p < kStages; ++p)
+          if (gmma_desc_offset(kSmem, 16, make_shape(w * kWgmmaMN, 16 * s, p)) !=
+              w * kDescPerRows + s * kDescPerStep + p * kDescPerStage)
+            return false;
+    return kBoxes % kShare == 0 && (kStageBytes % 1024) == 0 && kBoxBytes * kBoxes == kStageBytes;
+  }
+  static_assert(valid());
+};
+
+template <bool kAKMajor, bool kBKMajor>
+struct Config {
+  using A = OperandConfig<kBM, kAKMajor, 64, 1>;
+  using B = OperandConfig<kBN, kBKMajor, kBN, kClusterM>;
+  // What one stage's full barrier waits for: all of A and B land in every CTA.
+  static constexpr int kStageBytes = A::kStageBytes + B::kStageBytes;
+  // The TiledMMA: two warpgroups along M, each m64n256k16 over 64 x 256.
+  static constexpr TiledMMA kMma = make_tiled_mma(mma_atom_sm90_64xNx16(kBN), make_layout(make_shape(kConsumers, 1, 1)));
+  static constexpr Tile kTileC = make_tile(kBM, kBN);
+  static constexpr Layout kAcc = make_layout(shape(kMma.partition_C(make_layout(make_shape(kBM, kBN))).layout));
+  static constexpr int kAccs = int(size(kAcc).v);
+  // Shared memory: A's stages, B's, then the barriers; 1 KB of slack to align the base to the
+  // 128-byte swizzle's 1024-byte repeat.
+  static constexpr int kBarrierOffset = kStages * kStageBytes;
+  static constexpr int kSmemBytes = kBarrierOffset + 2 * kStages * 8 + 1024;
+
+  static constexpr bool valid() {
+    // Accumulator i is the wgmma's D register i (the atom's C TV layout in register order), and
+    // values 2j, 2j+1 are neighbouring columns (the epilogue's paired stores).
+    Layout const part_c = kMma.partition_C(make_layout(make_shape(kBM, kBN), make_stride(basis(0), basis(1)))).layout;
+    Layout const atom_c = mma_atom_sm90_64xNx16(kBN).c_tv;
+    for (int i = 0; i < kAccs; ++i) {
+      Coord<2> const c = crd2idx_flat<Coord<2>>(i, part_c.shape, part_c.stride);
+      i64 const mn = atom_c(make_shape(0, i));
+      if (c[0] != mn % 64 || c[1] != mn / 64 || kAcc(i) != i) return false;
+      if (i % 2 == 1) {
+        Coord<2> const c0 = crd2idx_flat<Coord<2>>(i - 1, part_c.shape, part_c.stride);
+        if (c[0] != c0[0] || c[1] != c0[1] + 1) return false;
+      }
+    }
+    return kAccs == kBN / 2 && kMma.size() == 128 * kConsumers && kSmemBytes <= 227 * 1024;
+  }
+  static_assert(valid());
+};
+
+// ---------------------------------------------------------------------------------------------
+// Kernel parameters and the tile scheduler
+// ---------------------------------------------------------------------------------------------
+
+struct Params {
+  CUtensorMap tma_a;  // A (m, k) in boxes of Config::A::kBox
+  CUtensorMap tma_b;  // B (n, k)
+  Coord<2> shape_a, shape_b;  // (M, K), (N, K)
+  EpilogueArgs ep;
+  int tiles_m, tiles_n, k_tiles;
+  DType out;
+};
+
+// Cluster tiles in order: unit u is (cluster row, N tile) within groups of kGroupM cluster rows,
+// column by column; the CTA of cluster rank r takes M tile kClusterM * row + r.
+struct TileScheduler {
+  int rows, tiles_n, units;  // cluster rows, N tiles, cluster tiles
+  __device__ TileScheduler(int tiles_m, int tiles_n_)
+      : rows((tiles_m + kClusterM - 1) / kClusterM), tiles_n(tiles_n_), units(rows * tiles_n_) {}
+  __device__ void tile(int u, unsigned rank, int& m, int& n) const {
+    int const per_group = kGroupM * tiles_n, first = u / per_group * kGroupM, in_group = u % per_group;
+    int const group_rows = ::min(rows - first, kGroupM);
+    m = (first + in_group % group_rows) * kClusterM + int(rank);
+    n = in_group / group_rows;
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Roles
+// ---------------------------------------------------------------------------------------------
+
+// The ring of stages: index and phase, the same sequence in the producer and the consumers.
+struct Ring {
+  int stage = 0;
+  unsigned phase = 0;
+  __device__ void advance() {
+    if (++stage == kStages) stage = 0, phase ^= 1u;
+  }
+};
+
+// Producer load: one thread issues every TMA load of the CTA.
+template <class Cfg>
+__device__ __forceinline__ void producer_load(Params const& p, unsigned smem, unsigned bars, unsigned rank) {
+  using A = typename Cfg::A;
+  using B = typename Cfg::B;
+  unsigned const sA = smem, sB = smem + kStages * A::kStageBytes;
+  auto full = [&](int s) { return bars + 8u * unsigned(s); };
+  auto empty = [&](int s) { return bars + 8u * unsigned(kStages + s); };
+  // Box coordinates, innermost TMA dimension first: the contiguous mode (make_tma_desc).
+  auto coords = [](Coord<2> const& c, bool k_major, int& c0, int& c1) {
+    c0 = int(k_major ? c[1] : c[0]);
+    c1 = int(k_major ? c[0] : c[1]);
+  };
+  TileScheduler const sched(p.tiles_m, p.tiles_n);
+  Ring ring;
+  for (int u = int(blockIdx.x) / kClusterM; u < sched.units; u += int(gridDim.x) / kClusterM) {
+    int m, n;
+    sched.tile(u, rank, m, n);
+    auto const cA = make_identity_tensor(p.shape_a);  // (M,K) -> (m,k)
+    auto const cB = make_identity_tensor(p.shape_b);  // (N,K) -> (n,k)
+    for (int kt = 0; kt < p.k_tiles; ++kt) {
+      int const s = ring.stage;
+      // Both CTAs' consumers are done with this stage (B's boxes go to both).
+      mbarrier_wait(empty(s), ring.phase ^ 1u);
+      mbarrier_arrive_expect_tx(full(s), unsigned(Cfg::kStageBytes));
+      int c0, c1;
+#pragma unroll
+      for (int b = 0; b < A::kBoxes; ++b) {
+        coords(local_tile<A::kBoxTile>(cA, m * A::kBoxes + b, kt).base, A::kKMajor, c0, c1);  // box (BOX_MN,BK)
+        tma_load_2d(sA + unsigned(s * A::kStageBytes + b * A::kBoxBytes), &p.tma_a, full(s), c0, c1);
+      }
+#pragma unroll
+      for (int j = 0; j < B::kBoxes / kClusterM; ++j) {
+        int const b = j * kClusterM + int(rank);
+        coords(local_tile<B::kBoxTile>(cB, n * B::kBoxes + b, kt).base, B::kKMajor, c0, c1);
+        tma_load_2d_multicast(sB + unsigned(s * B::kStageBytes + b * B::kBoxBytes), &p.tma_b, full(s), c0, c1,
+                              (unsigned short)((1u << kClusterM) - 1));
+      }
+      ring.advance();
+    }
+  }
+}
+
+// Consumer MMA and epilogue: warpgroup w (0 or 1) of the tile's rows [64w, 64w + 64).
+template <class Cfg, WgmmaType kType>
+__device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, unsigned bars, unsigned rank, int w,
+                                             int tid) {
+  using A = typename Cfg::A;
+  using B = typename Cfg::B;
+  constexpr int kTransA = A::kKMajor ? 0 : 1, kTransB = B::kKMajor ? 0 : 1;
+  unsigned const sA = smem, sB = smem + kStages * A::kStageBytes;
+  constexpr GmmaDesc kDescA = A::kDesc, kDescB = B::kDesc;  // local copies: device code cannot refer to the members
+  GmmaDesc const desc_a = kDescA.at(sA).advanced(w * A::kDescPerRows);
+  GmmaDesc const desc_b = kDescB.at(sB);
+  auto full = [&](int s) { return bars + 8u * unsigned(s); };
+  auto empty = [&](int s) { return bars + 8u * unsigned(kStages + s); };
+  bool const signals = tid % 128 == 0;  // one arrival per warpgroup and CTA of the cluster
+  auto release = [&](int s) {
+    if (signals)
+#pragma unroll
+      for (int r = 0; r < kClusterM; ++r) mbarrier_arrive_cluster(empty(s), unsigned(r));
+  };
+
+  Fragment<float, Cfg::kAcc> acc;  // (2,2,32): the wgmma's D registers, laid out as partition_C
+  TileScheduler const sched(p.tiles_m, p.tiles_n);
+  Ring ring;
+  for (int u = int(blockIdx.x) / kClusterM; u < sched.units; u += int(gridDim.x) / kClusterM) {
+    int m, n;
+    sched.tile(u, rank, m, n);
+    int prev = -1;
+    for (int kt = 0; kt < p.k_tiles; ++kt) {
+      int const s = ring.stage;
+      mbarrier_wait(full(s), ring.phase);
+      wgmma_fence();
+#pragma unroll
+      for (int step = 0; step < kBK / 16; ++step) {
+        unsigned long long const da = desc_a.advanced(s * A::kDescPerStage + step * A::kDescPerStep).encode();
+        unsigned long long const db = desc_b.advanced(s * B::kDescPerStage + step * B::kDescPerStep).encode();
+        wgmma_ss<kType, kBN, kTransA, kTransB>(acc.data, da, db, (kt | step) != 0);
+      }
+      wgmma_commit_group();
+      // The previous k tile's wgmmas are done with their stage; this tile's stay in flight.
+      wgmma_wait_group<1>();
+      if (prev >= 0) release(prev);
+      prev = s;
+      ring.advance();
+    }
+    wgmma_wait_group<0>();
+    wgmma_fence_operand(acc.data);
+    if (prev >= 0) release(prev);
+
+    if (m < p.tiles_m) {  // the cluster's second M tile may lie past M
+      switch (p.out) {
+        case DType::f32: store_d<Cfg::kMma, Cfg::kTileC, float>(p.ep, acc, m, n, tid); break;
+        case DType::f16: store_d<Cfg::kMma, Cfg::kTileC, __half>(p.ep, acc, m, n, tid); break;
+        case DType::bf16: store_d<Cfg::kMma, Cfg::kTileC, __nv_bfloat16>(p.ep, acc, m, n, tid); break;
+      }
+    }
+  }
+}
+
+// The kernel: barriers, roles, and a cluster barrier at both ends (no CTA may multicast into, or
+// arrive on, a peer that has not initialized its barriers or has already exited).
+template <class Cfg, WgmmaType kType>
+__global__ void __launch_bounds__(kThreads, 1) gemm_sm90_kernel(__grid_constant__ Params const p) {
+#if LOOM_SM90A_ENABLED
+  extern __shared__ unsigned char smem_raw[];
+  unsigned const raw = smem_u32(smem_raw);
+  unsigned const smem = (raw + 1023u) & ~1023u;  // the 128-byte swizzle's repeat
+  unsigned const bars = smem + unsigned(Cfg::kBarrierOffset);
+  unsigned const rank = cluster_ctarank();
+  int const tid = int(threadIdx.x);
+  if (tid == 0) {
+    tma_prefetch_descriptor(&p.tma_a);
+    tma_prefetch_descriptor(&p.tma_b);
+    for (int s = 0; s < kStages; ++s) {
+      mbarrier_init(bars + 8u * unsigned(s), 1);                                        // full: the producer
+      mbarrier_init(bars + 8u * unsigned(kStages + s), unsigned(kConsumers * kClusterM));  // empty: every consumer
+    }
+    fence_mbarrier_init_cluster();
+  }
+  cluster_sync();
+
+  int const wg = tid / 128;
+  if (wg == 0) {
+    setmaxnreg_dec<kProducerRegs>();
+    if (tid == 0) producer_load<Cfg>(p, smem, bars, rank);
+  } else {
+    setmaxnreg_inc<kConsumerRegs>();
+    consumer_mma<Cfg, kType>(p, smem, bars, rank, wg - 1, tid - 128);
+  }
+  cluster_sync();
+#else
+  (void)p;
+#endif
+}
+
+// ---------------------------------------------------------------------------------------------
+// Launcher
+// ---------------------------------------------------------------------------------------------
+
+// The TMA map of one operand, from its global shape and the box's smem layout.
+template <class Op>
+std::string operand_tma(void const* ptr, GmemShape const& g, CUtensorMap* map) {
+#if defined(__CUDA_ARCH__)  // host code; the device pass only parses it
+  (void)ptr, (void)g, (void)map;
+  return {};
+#else
+  TmaDesc d;
+  try {
+    d = make_tma_desc(make_shape(g.shape[0], g.shape[1]), make_shape(g.stride[0], g.stride[1]), 2, Op::kBox,
+                      make_shape(Op::kBoxMN, kBK));
+  } catch (LayoutError const& e) {
+    return e.what();
+  }
+  return make_tma_copy(d, ptr, true, map);
+#endif
+}
+
+// Both operands' TMA maps, or why TMA cannot read them (host code: gemm_sm90.cu calls it to pick
+// the path, the launcher to launch, so that the two cannot disagree).
+template <bool kAK, bool kBK>
+std::string make_tma_maps(Args const& args, CUtensorMap* a, CUtensorMap* b) {
+  using Cfg = Config<kAK, kBK>;
+  std::string err = operand_tma<typename Cfg::A>(args.a, args.ga, a);
+  return err.empty() ? operand_tma<typename Cfg::B>(args.b, args.gb, b) : err;
+}
+
+template <class Cfg, WgmmaType kType>
+cudaError_t launch_kernel(Args const& args, Params& p, cudaStream_t stream) {
+  p.shape_a = Coord<2>{{args.ga.shape[0], args.ga.shape[1]}};
+  p.shape_b = Coord<2>{{args.gb.shape[0], args.gb.shape[1]}};
+  p.ep = EpilogueArgs{args.c, args.d, Coord<2>{{args.gd.shape[0], args.gd.shape[1]}}, args.gd.stride[0], args.alpha,
+                      args.beta, args.pair_d};
+  p.tiles_m = int((args.ga.shape[0] + kBM - 1) / kBM);
+  p.tiles_n = int((args.gb.shape[0] + kBN - 1) / kBN);
+  p.k_tiles = int((args.ga.shape[1] + kBK - 1) / kBK);
+  p.out = args.out;
+
+  auto* kernel = gemm_sm90_kernel<Cfg, kType>;
+  static cudaError_t const attr =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes);
+  if (attr != cudaSuccess) return attr;
+
+  cudaLaunchConfig_t cfg{};
+  cudaLaunchAttribute attrs[1];
+  attrs[0].id = cudaLaunchAttributeClusterDimension;
+  attrs[0].val.clusterDim.x = kClusterM;
+  attrs[0].val.clusterDim.y = 1;
+  attrs[0].val.clusterDim.z = 1;
+  cfg.attrs = attrs;
+  cfg.numAttrs = 1;
+  cfg.blockDim = dim3(kThreads);
+  cfg.dynamicSmemBytes = Cfg::kSmemBytes;
+  cfg.stream = stream;
+  // As many clusters as can be resident at once (one CTA per SM), never more than there are
+  // cluster tiles.
+  static int const max_clusters = [&] {
+    cudaLaunchConfig_t q = cfg;
+    q.gridDim = dim3(kClusterM * args.sm_count);
+    int n = 0;
+    return cudaOccupancyMaxActiveClusters(&n, kernel, &q) == cudaSuccess && n > 0 ? n : args.sm_count / kClusterM;
+  }();
+  long long const units = (long long)((p.tiles_m + kClusterM - 1) / kClusterM) * p.tiles_n;
+  cfg.gridDim = dim3(unsigned(kClusterM * (units < max_clusters ? units : max_clusters)));
+  return cudaLaunchKernelEx(&cfg, kernel, p);
+}
+
+template <bool kAK, bool kBK>
+cudaError_t launch_majors(Args const& args, bool bf16, cudaStream_t stream, std::string* why) {
+  using Cfg = Config<kAK, kBK>;
+  Params p{};
+  std::string const err = make_tma_maps<kAK, kBK>(args, &p.tma_a, &p.tma_b);
+  if (!err.empty()) {
+    if (why) *why = err;
+    return cudaErrorInvalidValue;
+  }
+  return bf16 ? launch_kernel<Cfg, WgmmaType::kBF16>(args, p, stream)
+              : launch_kernel<Cfg, WgmmaType::kF16>(args, p, stream);
+}
+
+}  // namespace loom::sm90
