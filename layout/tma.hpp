@@ -298,4 +298,124 @@ constexpr unsigned short tma_multicast_mask(IntTuple const& cluster_shape, int c
   return (unsigned short)mask;
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// tma_partition: the TMA tile of a smem and a gmem tensor, split into instructions
+// ---------------------------------------------------------------------------------------------
+//
+// CuTe's tma_partition(atom, cta_coord, cta_layout, stensor, gtensor) (CUTLASS v4.7.0,
+// cute/atom/copy_traits_sm90_tma.hpp) on layouts. Both tensors are ((TMA tile), Rest...): mode 0
+// is the tile one CTA loads (grouped, e.g. ((BM,BK), stages) and ((BM,BK), k tiles)), the other
+// modes stay as they are. Steps, as CuTe takes them:
+//
+//  1. vector = tile_to_shape(make_layout(right_inverse(U)), size(U)), U = mode 0 of the smem
+//     layout without its swizzle: smem tile index -> tile coordinate, smem offsets ascending.
+//  2. (TMA, TMA_Iter) = logical_divide(vector, num_val_src:1); num_val_src is the atom's
+//     NumValSrc, the values one TMA instruction moves: CuTe makes it the size of the whole box,
+//     also for a multicast atom (the descriptor's box is the CTA's 1/n of it).
+//  3. Each tensor: mode 0 composed with (TMA, TMA_Iter), then TMA and TMA_Iter each coalesced;
+//     the result is ((TMA, TMA_Iter), Rest...).
+//  4. Multicast: index m = cta_layout(cta_coord) * (num_val_src / cosize(cta_layout)) (integer
+//     division, truncating as CuTe's does) into the TMA mode. Both results keep their shape (the
+//     TMA mode still has num_val_src values) and move their base by the value at ((m,0),0,...):
+//     the smem offset is added before the swizzle (a SwizzleLayout's offset, as CuTe moves a
+//     swizzled pointer or a ComposedLayout's offset), the gmem base by a coordinate when gmem has
+//     basis strides.
+//
+// Where Loom rejects what CuTe would take (LayoutError, "tma_partition: ..."): num_val_src < 1 or
+// not dividing the tile, a cta_coord outside cta_layout's shape, gmem's mode 0 of another size
+// than smem's (CuTe's static_assert). CuTe's own errors (a right inverse whose size does not divide
+// the tile) stay errors.
+//
+// Example (K-major bf16, 128B swizzle, one CTA): smem Sw<3,3,3> o (((8,16),(64,1)),(1,3)):
+// (((64,512),(1,0)),(0,8192)), gmem ((128,64),16):((1@1,1@0),64@0), num_val_src 8192 give
+// smem Sw<3,3,3> o 0 o ((8192,1),(1,3)):((1,0),(0,8192)) and gmem (((64,128),1),16):
+// (((1@0,1@1),0),64@0) at (0,0). With cta_layout 2:1 and cta_coord 1, both keep these layouts and
+// move by index 4096: the smem offset to 4096, the gmem base to (0,64).
+
+namespace detail {
+
+// Is coordinate c inside shape s: an integer in [0, size), or a tuple of s's rank, mode by mode.
+constexpr bool tma_coord_in(IntTuple const& c, IntTuple const& s) {
+  if (is_leaf(c)) return !is_underscore(c) && value(c) >= 0 && value(c) < size(s).v;
+  if (is_leaf(s) || rank(c) != rank(s)) return false;
+  for (int i = 0; i < rank(c); ++i)
+    if (!tma_coord_in(get(c, i), get(s, i))) return false;
+  return true;
+}
+
+// Value at index i of the TMA mode of a partitioned layout ((TMA, TMA_Iter), Rest...).
+template <class Acc>
+constexpr Acc tma_part_eval(Layout const& part, i64 i) {
+  Layout const t = get(get(part, 0), 0);
+  return crd2idx_flat<Acc>(i, t.shape, t.stride);
+}
+
+}  // namespace detail
+
+// Step 1 and 2: the (TMA, TMA_Iter) layout from mode 0 of the (unswizzled) smem layout.
+constexpr Layout tma_partition_vector(i64 num_val_src, Layout const& smem) {
+  LOOM_REQUIRE(num_val_src >= 1, "tma_partition: the values per TMA instruction (NumValSrc) must be positive");
+  Layout const tile = get(smem, 0);
+  Layout const v = tile_to_shape(make_layout(right_inverse(tile)), IntTuple(size(tile)));
+  LOOM_REQUIRE(size(v).v % num_val_src == 0,
+               "tma_partition: the values per TMA instruction (NumValSrc) do not divide the TMA tile");
+  return logical_divide(v, make_layout(IntTuple(num_val_src)));
+}
+
+// Step 4: the index into the TMA mode where this CTA's part of a multicast load starts.
+constexpr i64 tma_multicast_index(i64 num_val_src, IntTuple const& cta_coord, Layout const& cta_layout) {
+  LOOM_REQUIRE(detail::tma_coord_in(cta_coord, cta_layout.shape),
+               "tma_partition: the CTA coordinate is outside the CTA layout");
+  return cta_layout(cta_coord) * (num_val_src / cosize(cta_layout).v);
+}
+
+// Step 3 on one tensor (no offset): ((TMA, TMA_Iter), Rest...).
+constexpr Layout tma_partition_layout(Layout const& vector, Layout const& tensor) {
+  LayoutBuilder r;
+  r.push(coalesce(composition(get(tensor, 0), vector), make_tuple(1, 1)));
+  for (int i = 1; i < rank(tensor); ++i) r.push(get(tensor, i));
+  return r.done();
+}
+
+struct TmaPartition {
+  SwizzleLayout smem;    // ((TMA,TMA_Iter),Rest...), offset moved by the multicast (inside the swizzle)
+  Layout gmem;           // ((TMA,TMA_Iter),Rest...)
+  // How far the multicast moves gmem's base: an integer, or with basis strides a coordinate with
+  // one entry per basis up to the largest in gmem's strides ((0,64): 64 along mode 1).
+  IntTuple gmem_offset;
+};
+
+constexpr TmaPartition tma_partition(i64 num_val_src, IntTuple const& cta_coord, Layout const& cta_layout,
+                                     SwizzleLayout const& smem, Layout const& gmem) {
+  LOOM_REQUIRE(size(get(smem.layout, 0)).v == size(get(gmem, 0)).v,
+               "tma_partition: mode 0 (the TMA tile) of gmem and smem differ in size");
+  Layout const v = tma_partition_vector(num_val_src, smem.layout);
+  i64 const m = tma_multicast_index(num_val_src, cta_coord, cta_layout);
+  TmaPartition r;
+  Layout const s = tma_partition_layout(v, smem.layout);
+  r.smem = SwizzleLayout{smem.swizzle, smem.offset + detail::tma_part_eval<i64>(s, m), s};
+  r.gmem = tma_partition_layout(v, gmem);
+  if (!has_basis(gmem.stride)) {
+    r.gmem_offset = IntTuple(detail::tma_part_eval<i64>(r.gmem, m));
+    return r;
+  }
+  int nb = 0;
+  for (int k = 0; k < gmem.stride.n; ++k)
+    if (gmem.stride.arity[k] < 0) {
+      int const b = leaf_int(gmem.stride, k).basis;
+      if (b + 1 > nb) nb = b + 1;
+    }
+  LOOM_REQUIRE(nb <= kTmaMaxRank, "tma_partition: a gmem basis stride past mode 4 (TMA has at most 5 dimensions)");
+  Coord<kTmaMaxRank> const c = detail::tma_part_eval<Coord<kTmaMaxRank>>(r.gmem, m);
+  TupleBuilder b;
+  for (int j = 0; j < nb; ++j) b.push(IntTuple(c[j]));
+  r.gmem_offset = b.done();
+  return r;
+}
+constexpr TmaPartition tma_partition(i64 num_val_src, IntTuple const& cta_coord, Layout const& cta_layout,
+                                     Layout const& smem, Layout const& gmem) {
+  return tma_partition(num_val_src, cta_coord, cta_layout, SwizzleLayout{Swizzle{}, 0, smem}, gmem);
+}
+
 }  // namespace loom

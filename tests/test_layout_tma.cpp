@@ -1,7 +1,8 @@
 // SM90 TMA on the host (layout/tma.hpp): the cuTensorMapEncodeTiled arguments derived from the
 // global tensor, the shared stage layout (gmma.hpp's atoms through tile_to_shape) and the CTA tile;
 // every rejected case with its message; box coordinates against local_tile of identity tensors and
-// layouts; multicast slices and masks against examples written out by hand.
+// layouts; multicast slices and masks against examples written out by hand; tma_partition against
+// CuTe 4.7.0's output.
 //
 // Expected descriptors are written out from the driver API's rules (dimension 0 innermost,
 // globalStrides in bytes for dimensions 1.., boxDim per dimension, swizzle span) applied by hand to
@@ -9,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <map>
 #include <string>
 
 #include "layout/print.hpp"
@@ -277,6 +279,227 @@ TEST(TmaMulticast, Masks) {
   EXPECT_EQ(tma_multicast_mask(S(2, 1), 1, 1), 0b10);  // alone
   EXPECT_EQ(tma_multicast_mask(S(4, 4), 6, 1), 0x4444);
   expect_rejects([&] { tma_multicast_mask(S(4, 8), 0, 0); }, "tma multicast: a cluster has at most 16 CTAs");
+}
+
+// ---------------------------------------------------------------------------------------------
+// tma_partition
+// ---------------------------------------------------------------------------------------------
+//
+// Expected values are CuTe 4.7.0's (CUTLASS v4.7.0 headers, host-only g++). For the GMMA stages
+// the oracle built the real atom (make_tma_atom on the same global tensor, smem stage and CTA tile;
+// NumValSrc is what it gave) and ran cute::tma_partition on make_tensor(make_smem_ptr(..), stage)
+// grouped to ((BM,BK),stages) and on local_tile of atom.get_tma_tensor grouped to ((BM,BK),k).
+// For the other shapes the atom was a bulk copy of NumValSrc bf16 values (tma_partition reads only
+// NumValSrc from the atom) over counting and ArithTuple iterators. CuTe's underscores are dropped;
+// the smem offset is how far the pointer (or the ComposedLayout's offset) moved, in elements; the
+// gmem offset is the ArithTuple base of the result minus that of the input.
+
+std::string tp_str(SwizzleLayout const& s) {
+  return "Sw<" + std::to_string(s.swizzle.bits) + "," + std::to_string(s.swizzle.base) + "," +
+         std::to_string(s.swizzle.shift) + "> o " + std::to_string(s.offset) + " o " + to_string(s.layout);
+}
+std::string tp_str(Layout const& l, i64 off) { return to_string(l) + "@" + std::to_string(off); }
+IntTuple E(int j, i64 v = 1) { return IntTuple(basis(j, v)); }
+
+// A (BM,BK,stages) stage with the tile's two modes grouped: ((BM,BK),stages).
+SwizzleLayout grouped_stage(SwizzleLayout const& atom, i64 bm, i64 bk, i64 stages) {
+  SwizzleLayout const t = tile_to_shape(atom, make_shape(bm, bk, stages));
+  return {t.swizzle, t.offset, group(t.layout, 0, 2)};
+}
+// The k tiles of a (BM,BK) CTA tile as CuTe's TMA tensor gives them: ((BM,BK),k):((m,k),BK*k).
+Layout gmem_tiles(i64 bm, i64 bk, i64 tiles, IntTuple const& m, IntTuple const& k, IntTuple const& step) {
+  return Layout{make_tuple(S(bm, bk), tiles), make_tuple(make_tuple(m, k), step)};
+}
+
+struct TpWant {
+  char const* smem;
+  char const* gmem;
+  char const* gmem_offset;
+};
+void expect_tp(TmaPartition const& p, TpWant const& w) {
+  EXPECT_EQ(tp_str(p.smem), w.smem);
+  EXPECT_EQ(to_string(p.gmem), w.gmem);
+  EXPECT_EQ(to_string(p.gmem_offset), w.gmem_offset);
+}
+
+// Whatever the partition, element i of the new mode 0 is element v(i) of the old one in both
+// tensors, so smem offset and gmem coordinate stay paired; and the TMA mode walks smem offsets
+// upwards from the multicast offset when the tile is dense.
+void expect_pairs_kept(TmaPartition const& p, i64 mc_index, SwizzleLayout const& smem, Layout const& gmem, bool dense) {
+  Layout const s0 = get(smem.layout, 0), g0 = get(gmem, 0);
+  std::map<i64, Coord<kTmaMaxRank>> pair;
+  for (i64 j = 0; j < size(s0).v; ++j)
+    pair[smem.offset + s0(j)] = crd2idx_flat<Coord<kTmaMaxRank>>(j, g0.shape, g0.stride);
+  Layout const s1 = get(p.smem.layout, 0), g1 = get(p.gmem, 0);
+  Coord<kTmaMaxRank> gbase{};
+  for (int j = 0; j < rank(p.gmem_offset); ++j) gbase[j] = value(get(p.gmem_offset, j));
+  i64 const n = size(s1).v;
+  for (i64 i = 0; i < n; ++i) {
+    // The multicast moved both bases by the value at index mc_index; the layouts did not change.
+    i64 const off = p.smem.offset + s1(i);
+    Coord<kTmaMaxRank> const g = gbase + crd2idx_flat<Coord<kTmaMaxRank>>(i, g1.shape, g1.stride);
+    ASSERT_TRUE(pair.count(off)) << "smem offset " << off << " is not in the tile";
+    ASSERT_TRUE(pair[off] == g) << "index " << i << ": smem and gmem no longer pair up";
+  }
+  if (dense) {
+    Layout const tma = get(s1, 0);
+    for (i64 i = 0; i + mc_index < size(tma).v; ++i) ASSERT_EQ(p.smem.offset + tma(i), smem.offset + mc_index + i);
+  }
+}
+
+// K-major bf16 A (M,K) = (512,1024) row-major, CTA tile (128,64) from the 128-byte atom, 3 stages:
+// one instruction (NumValSrc 8192) fills a stage; K (1@0) is TMA dimension 0.
+TEST(TmaPartition, KMajorSw128) {
+  SwizzleLayout const smem = grouped_stage(gmma_atom_k_sw128(16), 128, 64, 3);
+  ASSERT_EQ(to_string(smem.layout), "(((8,16),(64,1)),(1,3)):(((64,512),(1,0)),(0,8192))");  // CuTe's too
+  Layout const gmem = gmem_tiles(128, 64, 16, E(1), E(0), E(0, 64));
+  TmaPartition const p = tma_partition(8192, 0, Layout{1, 0}, smem, gmem);
+  expect_tp(p, {"Sw<3,3,3> o 0 o ((8192,1),(1,3)):((1,0),(0,8192))", "(((64,128),1),16):(((1@0,1@1),0),64@0)", "(0,0)"});
+  expect_pairs_kept(p, 0, smem, gmem, true);
+  // The pieces: the vector, split (TMA, TMA_Iter).
+  EXPECT_EQ(to_string(tma_partition_vector(8192, smem.layout)), "(((64,128),1),1):(((128,1),0),0)");
+  // BK = 128 is two swizzle widths: NumValSrc stays 8192 (a (64,128) box), two instructions.
+  SwizzleLayout const wide = grouped_stage(gmma_atom_k_sw128(16), 128, 128, 2);
+  Layout const gwide = gmem_tiles(128, 128, 8, E(1), E(0), E(0, 128));
+  TmaPartition const q = tma_partition(8192, 0, Layout{1, 0}, wide, gwide);
+  expect_tp(q, {"Sw<3,3,3> o 0 o ((8192,2),(1,2)):((1,8192),(0,16384))", "(((64,128),2),8):(((1@0,1@1),64@0),128@0)", "(0,0)"});
+  expect_pairs_kept(q, 0, wide, gwide, true);
+  // A smaller instruction than the box (NumValSrc 512): 16 of them.
+  TmaPartition const r = tma_partition(512, 0, Layout{1, 0}, smem, gmem);
+  expect_tp(r, {"Sw<3,3,3> o 0 o ((512,16),(1,3)):((1,512),(0,8192))", "(((64,8),16),16):(((1@0,1@1),8@1),64@0)", "(0,0)"});
+  expect_pairs_kept(r, 0, smem, gmem, true);
+}
+
+// MN-major bf16 A column-major (M contiguous, 1@0), tile (128,64), 3 stages: the box is (64,8)
+// (NumValSrc 512: M is two swizzle widths), so 16 instructions per stage.
+TEST(TmaPartition, MNMajorSw128) {
+  SwizzleLayout const smem = grouped_stage(gmma_atom_mn_sw128(16), 128, 64, 3);
+  ASSERT_EQ(to_string(smem.layout), "(((64,2),(8,8)),(1,3)):(((1,512),(64,1024)),(0,8192))");
+  Layout const gmem = gmem_tiles(128, 64, 16, E(0), E(1), E(1, 64));
+  TmaPartition const p = tma_partition(512, 0, Layout{1, 0}, smem, gmem);
+  expect_tp(p, {"Sw<3,3,3> o 0 o ((512,16),(1,3)):((1,512),(0,8192))", "(((64,8),(2,8)),16):(((1@0,1@1),(64@0,8@1)),64@1)", "(0,0)"});
+  expect_pairs_kept(p, 0, smem, gmem, true);
+}
+
+// B (N,K) = (256,1024) K-major, tile (128,64), 4 stages, multicast: NumValSrc is the whole box
+// (8192) and CTA c starts at index c * 8192 / cosize(cta_layout) of the TMA mode; layouts unchanged.
+TEST(TmaPartition, Multicast) {
+  SwizzleLayout const smem = grouped_stage(gmma_atom_k_sw128(16), 128, 64, 4);
+  Layout const gmem = gmem_tiles(128, 64, 16, E(1), E(0), E(0, 64));
+  char const* sl = "((8192,1),(1,4)):((1,0),(0,8192))";
+  char const* gl = "(((64,128),1),16):(((1@0,1@1),0),64@0)";
+  auto sw = [&](i64 off) { return "Sw<3,3,3> o " + std::to_string(off) + " o " + sl; };
+  struct Case {
+    IntTuple coord;
+    Layout cta;
+    i64 index, smem_offset;
+    char const* gmem_offset;
+  };
+  Case const cases[] = {
+      {0, Layout{2, 1}, 0, 0, "(0,0)"},
+      {1, Layout{2, 1}, 4096, 4096, "(0,64)"},      // the second half: rows 64..127 (1@1)
+      {3, Layout{4, 1}, 6144, 6144, "(0,96)"},
+      {1, Layout{2, 2}, 5460, 5460, "(20,85)"},     // cosize 3: 2 * (8192 / 3), truncated as in CuTe
+      {1, Layout{2, 0}, 0, 0, "(0,0)"},             // cosize 1: every CTA at 0
+  };
+  for (Case const& c : cases) {
+    SCOPED_TRACE(to_string(c.coord) + " in " + to_string(c.cta));
+    EXPECT_EQ(tma_multicast_index(8192, c.coord, c.cta), c.index);
+    TmaPartition const p = tma_partition(8192, c.coord, c.cta, smem, gmem);
+    EXPECT_EQ(tp_str(p.smem), sw(c.smem_offset));
+    EXPECT_EQ(to_string(p.gmem), gl);
+    EXPECT_EQ(to_string(p.gmem_offset), c.gmem_offset);
+    expect_pairs_kept(p, c.index, smem, gmem, true);
+  }
+  // A tuple coordinate in a 2-D CTA layout, and a smem layout that already has an offset (CuTe's
+  // ComposedLayout offset 512, 3 stages): 512 + (1 + 2) * 8192 / 4.
+  SwizzleLayout const s3 = grouped_stage(gmma_atom_k_sw128(16), 128, 64, 3);
+  SwizzleLayout const s3o{s3.swizzle, 512, s3.layout};
+  TmaPartition const p = tma_partition(8192, make_coord(1, 1), Layout{S(2, 2), S(1, 2)}, s3o, gmem);
+  expect_tp(p, {"Sw<3,3,3> o 6656 o ((8192,1),(1,3)):((1,0),(0,8192))", gl, "(0,96)"});
+  // Two instructions per stage (BK = 128): the offset is within the first one.
+  SwizzleLayout const wide = grouped_stage(gmma_atom_k_sw128(16), 128, 128, 2);
+  Layout const gwide = gmem_tiles(128, 128, 8, E(1), E(0), E(0, 128));
+  TmaPartition const q = tma_partition(8192, 1, Layout{2, 1}, wide, gwide);
+  expect_tp(q, {"Sw<3,3,3> o 4096 o ((8192,2),(1,2)):((1,8192),(0,16384))", "(((64,128),2),8):(((1@0,1@1),64@0),128@0)", "(0,64)"});
+  expect_pairs_kept(q, 4096, wide, gwide, true);
+  // NumValSrc 512 over 4 CTAs: 3 * 128.
+  TmaPartition const r = tma_partition(512, 3, Layout{4, 1}, s3, gmem);
+  expect_tp(r, {"Sw<3,3,3> o 384 o ((512,16),(1,3)):((1,512),(0,8192))", "(((64,8),16),16):(((1@0,1@1),8@1),64@0)", "(0,6)"});
+  expect_pairs_kept(r, 384, s3, gmem, true);
+}
+
+// Layouts without a swizzle: a row-major fp32 tile (CuTe's make_tma_copy example), a padded tile
+// (rows of 64 at a pitch of 72: the vector is 64 long), row-major rows, rank-1 tensors, and a gmem
+// tensor of plain offsets.
+TEST(TmaPartition, OtherLayouts) {
+  Layout const none{1, 0};
+  Layout const f32{make_tuple(S(64, 32), 2), make_tuple(S(32, 1), 2048)};
+  Layout const gf32 = gmem_tiles(64, 32, 8, E(1), E(0), E(0, 32));
+  TmaPartition p = tma_partition(2048, 0, none, f32, gf32);
+  EXPECT_EQ(tp_str(p.smem.layout, p.smem.offset), "((2048,1),2):((1,0),2048)@0");
+  EXPECT_EQ(p.smem.swizzle, Swizzle{});
+  EXPECT_EQ(to_string(p.gmem), "(((32,64),1),8):(((1@0,1@1),0),32@0)");
+  EXPECT_EQ(to_string(p.gmem_offset), "(0,0)");
+
+  Layout const padded{make_tuple(S(64, 8), 2), make_tuple(S(1, 72), 1024)};
+  Layout const gpad = gmem_tiles(64, 8, 4, E(0), E(1), E(1, 8));
+  p = tma_partition(64, 0, none, padded, gpad);
+  EXPECT_EQ(tp_str(p.smem.layout, p.smem.offset), "((64,8),2):((1,72),1024)@0");
+  EXPECT_EQ(to_string(p.gmem), "((64,8),4):((1@0,1@1),8@1)");
+  p = tma_partition(128, 1, Layout{2, 1}, padded, gpad);
+  EXPECT_EQ(tp_str(p.smem.layout, p.smem.offset), "(((64,2),4),2):(((1,72),144),1024)@72");
+  EXPECT_EQ(to_string(p.gmem), "(((64,2),4),4):(((1@0,1@1),2@1),8@1)");
+  EXPECT_EQ(to_string(p.gmem_offset), "(0,1)");
+  expect_pairs_kept(p, 64, SwizzleLayout{Swizzle{}, 0, padded}, gpad, false);
+
+  Layout const rows{make_tuple(S(8, 64), 3), make_tuple(S(64, 1), 512)};
+  Layout const grows = gmem_tiles(8, 64, 5, E(1), E(0), E(1, 8));
+  p = tma_partition(512, 0, none, rows, grows);
+  EXPECT_EQ(tp_str(p.smem.layout, p.smem.offset), "((512,1),3):((1,0),512)@0");
+  EXPECT_EQ(to_string(p.gmem), "(((64,8),1),5):(((1@0,1@1),0),8@1)");
+
+  p = tma_partition(256, 1, Layout{2, 1}, Layout{512, 1}, Layout{512, E(0)});
+  EXPECT_EQ(tp_str(p.smem.layout, p.smem.offset), "((256,2)):((1,256))@128");
+  EXPECT_EQ(to_string(p.gmem), "((256,2)):((1@0,256@0))");
+  EXPECT_EQ(to_string(p.gmem_offset), "(128)");  // CuTe: ArithTuple(128,0) for a rank-2 iterator
+
+  Layout const gplain{make_tuple(S(64, 32), 8), make_tuple(S(256, 1), 32)};
+  p = tma_partition(2048, 1, Layout{2, 1}, f32, gplain);
+  EXPECT_EQ(tp_str(p.smem.layout, p.smem.offset), "((2048,1),2):((1,0),2048)@1024");
+  EXPECT_EQ(to_string(p.gmem), "(((32,64),1),8):(((1,256),0),32)");
+  EXPECT_EQ(to_string(p.gmem_offset), "8192");
+}
+
+// tma_partition is constexpr: a kernel's config can compute it. One stage, the tile as one mode.
+constexpr SwizzleLayout kTpStage = tile_to_shape(gmma_atom_k_sw128(16), S(128, 64));
+constexpr TmaPartition kTp =
+    tma_partition(8192, 1, Layout{2, 1}, SwizzleLayout{kTpStage.swizzle, 0, group(kTpStage.layout, 0, 2)},
+                  Layout{make_tuple(S(128, 64)), make_tuple(make_tuple(IntTuple(basis(1)), IntTuple(basis(0))))});
+static_assert(kTp.smem.offset == 4096);
+static_assert(rank(kTp.smem.layout) == 1 && size(kTp.smem.layout).v == 8192);
+static_assert(value(get(kTp.gmem_offset, 1)) == 64);
+
+TEST(TmaPartition, Errors) {
+  SwizzleLayout const smem = grouped_stage(gmma_atom_k_sw128(16), 128, 64, 3);
+  Layout const gmem = gmem_tiles(128, 64, 16, E(1), E(0), E(0, 64));
+  Layout const none{1, 0};
+  expect_rejects([&] { tma_partition(0, 0, none, smem, gmem); },
+                 "tma_partition: the values per TMA instruction (NumValSrc) must be positive");
+  expect_rejects([&] { tma_partition(3000, 0, none, smem, gmem); },
+                 "tma_partition: the values per TMA instruction (NumValSrc) do not divide the TMA tile");
+  expect_rejects([&] { tma_partition(8192, 2, Layout{2, 1}, smem, gmem); },
+                 "tma_partition: the CTA coordinate is outside the CTA layout");
+  expect_rejects([&] { tma_partition(8192, -1, Layout{2, 1}, smem, gmem); },
+                 "tma_partition: the CTA coordinate is outside the CTA layout");
+  expect_rejects([&] { tma_partition(8192, make_coord(0, 2), Layout{S(2, 2), S(1, 2)}, smem, gmem); },
+                 "tma_partition: the CTA coordinate is outside the CTA layout");
+  expect_rejects([&] { tma_partition(8192, make_coord(0, 1, 0), Layout{S(2, 2), S(1, 2)}, smem, gmem); },
+                 "tma_partition: the CTA coordinate is outside the CTA layout");
+  expect_rejects([&] { tma_partition(8192, 0, none, smem, gmem_tiles(128, 32, 16, E(1), E(0), E(0, 32))); },
+                 "tma_partition: mode 0 (the TMA tile) of gmem and smem differ in size");
+  expect_rejects([&] { tma_partition(8192, 0, none, smem, gmem_tiles(128, 64, 16, E(1), E(5), E(5, 64))); },
+                 "tma_partition: a gmem basis stride past mode 4");
 }
 
 }  // namespace

@@ -3,8 +3,9 @@
 //   loom-layout OP ARG...        e.g. loom-layout composition '(6,2):(8,2)' '(4,3):(3,1)'
 //
 // Arguments use the notation of layout/print.hpp (and layout/parse.hpp): layouts SHAPE:STRIDE,
-// tuples (2,(0,3)), `_` for CuTe's underscore (and for X in a Step). The result is printed on one
-// line of stdout (`show` prints a table). Any error prints one line on stderr, naming the op and
+// tuples (2,(0,3)), `_` for CuTe's underscore (and for X in a Step); tma_partition also reads
+// swizzled layouts (Sw<B,M,S> o L) and basis strides (1@0). The result is printed on one line of
+// stdout (`show` prints a table, tma_partition two lines). Any error prints one line on stderr, naming the op and
 // the argument at fault, and exits with status 2.
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #include "layout/parse.hpp"
 #include "layout/print.hpp"
 #include "layout/swizzle.hpp"
+#include "layout/tma.hpp"
 
 namespace {
 
@@ -65,6 +67,149 @@ bool checked_size(IntTuple const& shape, i64& out) {
   }
   out = p;
   return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Notation beyond layout/parse.hpp (tma_partition): swizzled layouts and basis strides
+// ---------------------------------------------------------------------------------------------
+
+[[noreturn]] void parse_fail(std::string const& reason, size_t index, std::string_view text) {
+  throw loom::ParseError(reason, index + 1, text);
+}
+
+size_t skip_ws(std::string_view t, size_t i) {
+  while (i < t.size() && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r')) ++i;
+  return i;
+}
+
+// Runs f on text[from..] and moves the positions of its ParseErrors to the whole text.
+template <class F>
+auto parse_tail(std::string_view text, size_t from, F&& f) -> decltype(f(std::string_view{})) {
+  try {
+    return f(text.substr(from));
+  } catch (loom::ParseError const& e) {
+    throw loom::ParseError(e.reason(), e.position() ? e.position() + from : 0, text);
+  }
+}
+
+// An integer at text[i..] (optional '-', digits); i moves past it. False if there is none.
+bool scan_integer(std::string_view t, size_t& i, i64& v) {
+  size_t j = i;
+  if (j < t.size() && t[j] == '-') ++j;
+  size_t d = j;
+  while (j < t.size() && t[j] >= '0' && t[j] <= '9') ++j;
+  if (j == d) return false;
+  v = parse_tail(t, i, [&](std::string_view s) { return loom::parse_integer(s.substr(0, j - i)); });
+  i = j;
+  return true;
+}
+
+// A shared-memory layout as CuTe prints one: L, Sw<B,M,S> o L, or Sw<B,M,S> o OFFSET o L (a
+// ComposedLayout: the swizzle of OFFSET + L(c)). L may also be a bare shape.
+struct SmemArg {
+  loom::SwizzleLayout layout;
+  bool swizzled = false;
+};
+SmemArg parse_smem_layout(std::string_view t) {
+  SmemArg r;
+  size_t i = skip_ws(t, 0);
+  if (t.substr(i, 3) != "Sw<") {
+    r.layout.layout = loom::parse_layout_or_shape(t);
+    return r;
+  }
+  i += 3;
+  i64 bms[3];
+  for (int k = 0; k < 3; ++k) {
+    i = skip_ws(t, i);
+    if (!scan_integer(t, i, bms[k])) parse_fail("expected an integer in Sw<B,M,S>", i, t);
+    i = skip_ws(t, i);
+    char want = k < 2 ? ',' : '>';
+    if (i >= t.size() || t[i] != want) parse_fail(std::string("expected '") + want + "' in Sw<B,M,S>", i, t);
+    ++i;
+  }
+  for (i64 v : bms)
+    if (v < -62 || v > 62) parse_fail("Sw<B,M,S> out of range", 0, t);
+  r.layout.swizzle = loom::make_swizzle(int(bms[0]), int(bms[1]), int(bms[2]));
+  r.swizzled = true;
+  auto expect_o = [&] {
+    i = skip_ws(t, i);
+    if (i >= t.size() || t[i] != 'o') parse_fail("expected 'o' (composition) after the swizzle", i, t);
+    ++i;
+  };
+  expect_o();
+  // An integer followed by 'o' is the offset; anything else starts the layout.
+  size_t j = skip_ws(t, i);
+  i64 off = 0;
+  size_t after = j;
+  if (scan_integer(t, after, off) && skip_ws(t, after) < t.size() && t[skip_ws(t, after)] == 'o') {
+    r.layout.offset = off;
+    i = after;
+    expect_o();
+  }
+  r.layout.layout = parse_tail(t, i, [](std::string_view s) { return loom::parse_layout_or_shape(s); });
+  return r;
+}
+
+// A layout whose strides may carry bases: ((128,64),16):((1@1,1@0),64@0). v@j is v times the unit
+// coordinate of mode j (CuTe's E<j>), j = 0..4.
+Layout parse_coord_layout(std::string_view t) {
+  size_t colon = t.find(':');
+  size_t at = t.find('@');
+  if (at == std::string_view::npos) return loom::parse_layout_or_shape(t);
+  if (colon == std::string_view::npos || at < colon) parse_fail("a basis (v@j) is allowed in a stride only", at, t);
+  // The stride without its "@j" suffixes, the basis of each integer in it, and where each kept
+  // character came from (for error positions).
+  std::string stripped(t.substr(0, colon + 1));
+  std::vector<size_t> from;
+  for (size_t k = 0; k <= colon; ++k) from.push_back(k);
+  std::vector<int> bases;
+  for (size_t i = colon + 1; i < t.size();) {
+    char c = t[i];
+    if (c == '@') parse_fail("expected an integer before '@'", i, t);
+    if (c == '-' || (c >= '0' && c <= '9')) {
+      size_t j = i + 1;
+      while (j < t.size() && t[j] >= '0' && t[j] <= '9') ++j;
+      for (size_t k = i; k < j; ++k) {
+        stripped += t[k];
+        from.push_back(k);
+      }
+      int b = -1;
+      if (j < t.size() && t[j] == '@') {
+        size_t d = j + 1;
+        if (d >= t.size() || t[d] < '0' || t[d] > '9') parse_fail("expected a mode number 0..4 after '@'", d, t);
+        size_t e = d;
+        while (e < t.size() && t[e] >= '0' && t[e] <= '9') ++e;
+        if (e - d > 1 || t[d] > '4') parse_fail("a basis is a mode number 0..4 (TMA coordinates have 5 modes at most)", d, t);
+        b = t[d] - '0';
+        j = e;
+      }
+      bases.push_back(b);
+      i = j;
+      continue;
+    }
+    stripped += c;
+    from.push_back(i);
+    ++i;
+  }
+  Layout l;
+  try {
+    l = loom::parse_layout_or_shape(stripped);
+  } catch (loom::ParseError const& e) {
+    size_t p = e.position();
+    size_t orig = p == 0 ? 0 : p - 1 < from.size() ? from[p - 1] + 1 : t.size() + 1;
+    throw loom::ParseError(e.reason(), orig, t);
+  }
+  // The stride's integer leaves, in preorder, are the integers of the text in order.
+  size_t n = 0;
+  for (int k = 0; k < l.stride.n; ++k) {
+    if (l.stride.arity[k] >= 0) continue;
+    int b = n < bases.size() ? bases[n] : -1;
+    ++n;
+    if (b >= 0 && l.stride.val[k] != 0)
+      l.stride.flag[k] = static_cast<unsigned char>((l.stride.flag[k] & (IntTuple::kDynamic | IntTuple::kUnderscore)) |
+                                                    ((b + 1) << IntTuple::kBasisShift));
+  }
+  return l;
 }
 
 // The arguments of one op, with parsers that attribute their errors to the argument.
@@ -124,6 +269,16 @@ struct Args {
   i64 integer(int k) const {
     return parse(k, [](std::string_view s) { return loom::parse_integer(s); });
   }
+  SmemArg smem_layout(int k) const {
+    SmemArg r = parse(k, [](std::string_view s) { return parse_smem_layout(s); });
+    check_shape(k, r.layout.layout.shape);
+    return r;
+  }
+  Layout coord_layout(int k) const {
+    Layout l = parse(k, [](std::string_view s) { return parse_coord_layout(s); });
+    check_shape(k, l.shape);
+    return l;
+  }
 };
 
 // Does coordinate c follow the modes of shape s? An integer fits any (sub)shape, whatever its value:
@@ -161,6 +316,7 @@ struct Op {
   char const* prints;
   char const* example;
   std::function<std::string(Args&)> run;
+  char const* notes = nullptr;  // more for `OP --help`, after the example
 };
 
 std::string print(Layout const& l) { return loom::to_string(l); }
@@ -433,6 +589,67 @@ std::vector<Op> make_ops() {
                                   : "partition_C fma '(16,16,1):(16,1,0)' '((16,4):(4,1),(16,4):(4,1),_)' '(128,128):(128,1)' 1",
                    [which](Args& a) { return partition(a, which); }});
   }
+  ops.push_back(
+      {"tma_partition",
+       {{"NUM_VAL_SRC", "values one TMA instruction moves: the atom's NumValSrc, the element count of the whole box "
+                        "(also for a multicast atom), e.g. 8192 for a 128x64 box"},
+        {"CTA_COORD", "this CTA's coordinate in CTA_LAYOUT, e.g. 0, 1 or (1,0)"},
+        {"CTA_LAYOUT", "CTA coordinate -> multicast id: 1:0 without multicast, 2:1 for 2 CTAs"},
+        {"SMEM", "smem layout ((TMA tile),Rest...): L, Sw<B,M,S> o L or Sw<B,M,S> o OFFSET o L"},
+        {"GMEM", "gmem layout ((TMA tile),Rest...); strides may be coordinates v@j (v times the unit "
+                 "coordinate of mode j, CuTe's E<j>), e.g. ((128,64),16):((1@1,1@0),64@0)"}},
+       "two lines: smem (Sw<B,M,S> o OFFSET o L, or L@OFFSET), then gmem (L@OFFSET)",
+       "tma_partition 8192 1 2:1 'Sw<3,3,3> o (((8,16),(64,1)),(1,3)):(((64,512),(1,0)),(0,8192))' "
+       "'((128,64),16):((1@1,1@0),64@0)'",
+       [](Args& a) {
+         i64 n = a.integer(0);
+         if (n < 1) a.fail(0, "NUM_VAL_SRC must be a positive integer");
+         IntTuple c = a.coord(1, false);
+         Layout cta = a.layout_or_shape(2);
+         SmemArg sm = a.smem_layout(3);
+         Layout g = a.coord_layout(4);
+         if (!loom::detail::tma_coord_in(c, cta.shape))
+           a.fail(1, "coordinate " + print(c) + " is outside CTA_LAYOUT " + print(cta) + " (size " +
+                         std::to_string(loom::size(cta).v) + ")");
+         Layout const& st = sm.layout.layout;
+         i64 tile = loom::size(loom::get(st, 0)).v, gtile = loom::size(loom::get(g, 0)).v;
+         if (tile % n != 0)
+           a.fail(0, "NUM_VAL_SRC " + std::to_string(n) + " does not divide the TMA tile (mode 0 of SMEM, " +
+                         std::to_string(tile) + " elements)");
+         if (gtile != tile)
+           a.fail(4, "mode 0 of GMEM has " + std::to_string(gtile) + " elements, mode 0 of SMEM (the TMA tile) " +
+                         std::to_string(tile));
+         a.blame = 3;
+         loom::TmaPartition p = loom::tma_partition(n, c, cta, sm.layout, g);
+         loom::Swizzle const& sw = p.smem.swizzle;
+         std::string smem = sm.swizzled ? "Sw<" + std::to_string(sw.bits) + "," + std::to_string(sw.base) + "," +
+                                              std::to_string(sw.shift) + "> o " + std::to_string(p.smem.offset) +
+                                              " o " + print(p.smem.layout)
+                                        : print(p.smem.layout) + "@" + std::to_string(p.smem.offset);
+         return smem + "\n" + print(p.gmem) + "@" + print(p.gmem_offset);
+       },
+       "CuTe's tma_partition(atom, cta_coord, cta_layout, smem, gmem) (CUTLASS 4.7.0) on layouts; mode 0\n"
+       "of SMEM and GMEM is the TMA tile (group the tile's modes first: ((BM,BK),stages)). The vector is\n"
+       "right_inverse of SMEM's mode 0 without the swizzle, tiled to the tile's size; logical_divide by\n"
+       "NUM_VAL_SRC splits it into (TMA,TMA_Iter), each tensor's mode 0 is composed with that and TMA and\n"
+       "TMA_Iter are coalesced: ((TMA,TMA_Iter),Rest...). Multicast keeps the shapes and moves both bases\n"
+       "by the value at TMA index CTA_LAYOUT(CTA_COORD) * (NUM_VAL_SRC / cosize(CTA_LAYOUT)) (the division\n"
+       "truncates, as CuTe's does). Sw<B,M,S> o OFFSET o L is the swizzle of OFFSET + L(c): the smem\n"
+       "offset is added before the swizzle, which only passes through (Loom's element-offset swizzle,\n"
+       "Sw<3,3,3> for 16-bit 128B). The gmem offset is a coordinate when GMEM has basis strides, one\n"
+       "entry per mode up to its largest basis. Offsets are from the bases of SMEM and GMEM. Lines print\n"
+       "in argument order, smem first (CuTe returns gmem first).\n"
+       "\n"
+       "K-major bf16 A, 128-byte swizzle, CTA tile (128,64), 3 stages; the k tiles along 1@0:\n"
+       "  loom-layout tma_partition 8192 0 1:0 \\\n"
+       "    'Sw<3,3,3> o (((8,16),(64,1)),(1,3)):(((64,512),(1,0)),(0,8192))' '((128,64),16):((1@1,1@0),64@0)'\n"
+       "  Sw<3,3,3> o 0 o ((8192,1),(1,3)):((1,0),(0,8192))\n"
+       "  (((64,128),1),16):(((1@0,1@1),0),64@0)@(0,0)\n"
+       "The same tile multicast to 2 CTAs (CTA_LAYOUT 2:1), as CTA 1: half of the box further on.\n"
+       "  loom-layout tma_partition 8192 1 2:1 \\\n"
+       "    'Sw<3,3,3> o (((8,16),(64,1)),(1,3)):(((64,512),(1,0)),(0,8192))' '((128,64),16):((1@1,1@0),64@0)'\n"
+       "  Sw<3,3,3> o 4096 o ((8192,1),(1,3)):((1,0),(0,8192))\n"
+       "  (((64,128),1),16):(((1@0,1@1),0),64@0)@(0,64)"});
   ops.push_back({"show", {kL}, "a table of offsets (rows: mode 0, columns: mode 1)", "show '(4,8):(8,1)'",
                  [](Args& a) {
                    Layout l = a.layout(0);
@@ -515,7 +732,8 @@ int main(int argc, char** argv) {
     std::string desc = args_usage(op) + "  ->  " + op.prints + "\n      e.g. loom-layout " + op.example;
     CLI::App* sub = app.add_subcommand(op.name, desc);
     sub->allow_extras();
-    sub->footer(std::string("Prints ") + op.prints + ". Example:\n  loom-layout " + op.example);
+    sub->footer(std::string("Prints ") + op.prints + ". Example:\n  loom-layout " + op.example +
+                (op.notes ? std::string("\n\n") + op.notes : std::string()));
     values[i].resize(op.params.size());
     for (size_t k = 0; k < op.params.size(); ++k) {
       Param const& p = op.params[k];
