@@ -5,7 +5,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/expect.sh" "$@"
 ops=(size cosize rank depth apply coalesce filter composition complement right_inverse left_inverse
   logical_divide zipped_divide tiled_divide flat_divide logical_product zipped_product tiled_product
   flat_product blocked_product raked_product crd2idx idx2crd get_hier_coord get_flat_coord
-  get_1d_coord local_tile local_partition swizzle partition_A partition_B partition_C show)
+  get_1d_coord local_tile local_partition swizzle partition_A partition_B partition_C tma_partition
+  show)
 
 check() {  # check DESCRIPTION CONDITION...
   local what=$1
@@ -39,7 +40,7 @@ done < <(grep 'e\.g\. loom-layout ' <<<"$help")
 _run -h
 check "-h exits 0 and prints the same help" test "$_rc" -eq 0 -a "$_out" == "$help"
 
-for op in composition local_partition partition_C swizzle; do
+for op in composition local_partition partition_C swizzle tma_partition; do
   _run "$op" --help
   check "$op --help exits 0 and shows its arguments and an example" \
     test "$_rc" -eq 0 -a -z "$_err" -a "${_out/Example:/}" != "$_out" -a "${_out/Positionals:/}" != "$_out"

@@ -176,6 +176,56 @@ expect '((2,2),1,1):((16,8),0,0)@33' partition_C sm80_16x8x16 1:0 _ '(16,8):(1,1
 expect '(1,(4,2),(4,2)):(0,(128,8192),(1,64))@4' \
   partition_C fma '(16,16,1):(16,1,0)' '((16,4):(4,1),(16,4):(4,1),_)' '(128,128):(128,1)' 1
 
+# --- tma_partition -------------------------------------------------------------------------------
+# Expected outputs are CuTe 4.7.0's (cute::tma_partition on the same layouts, host-only, NumValSrc
+# from make_tma_atom; see tests/test_layout_tma.cpp), underscores dropped, offsets from the inputs'.
+# K-major bf16 stage (128,64) x 3 under the 128B swizzle: right_inverse of mode 0 is (64,128):(128,1),
+# one instruction of 8192 values per stage; the gmem tile walks K (1@0) then M (1@1).
+sk='Sw<3,3,3> o (((8,16),(64,1)),(1,3)):(((64,512),(1,0)),(0,8192))'
+gk='((128,64),16):((1@1,1@0),64@0)'
+expect 'Sw<3,3,3> o 0 o ((8192,1),(1,3)):((1,0),(0,8192))
+(((64,128),1),16):(((1@0,1@1),0),64@0)@(0,0)' tma_partition 8192 0 1:0 "$sk" "$gk"
+# multicast to 2 CTAs: CTA 1 starts at TMA index 1 * 8192/2 = 4096 = row 64 of the tile
+expect 'Sw<3,3,3> o 4096 o ((8192,1),(1,3)):((1,0),(0,8192))
+(((64,128),1),16):(((1@0,1@1),0),64@0)@(0,64)' tma_partition 8192 1 2:1 "$sk" "$gk"
+# cosize(2:2) = 3: 2 * (8192/3) = 5460 = (20, 85) in the (64,128) TMA mode
+expect 'Sw<3,3,3> o 5460 o ((8192,1),(1,3)):((1,0),(0,8192))
+(((64,128),1),16):(((1@0,1@1),0),64@0)@(20,85)' tma_partition 8192 1 2:2 "$sk" "$gk"
+# an offset in the input is kept; (1,1) in (2,2):(1,2) is id 3: 512 + 3 * 8192/4
+expect 'Sw<3,3,3> o 6656 o ((8192,1),(1,3)):((1,0),(0,8192))
+(((64,128),1),16):(((1@0,1@1),0),64@0)@(0,96)' tma_partition 8192 '(1,1)' '(2,2):(1,2)' \
+  'Sw<3,3,3> o 512 o (((8,16),(64,1)),(1,3)):(((64,512),(1,0)),(0,8192))' "$gk"
+# a smaller instruction (512 values): 16 per stage
+expect 'Sw<3,3,3> o 0 o ((512,16),(1,3)):((1,512),(0,8192))
+(((64,8),16),16):(((1@0,1@1),8@1),64@0)@(0,0)' tma_partition 512 0 1:0 "$sk" "$gk"
+# MN-major stage: the box is (64,8), NumValSrc 512
+expect 'Sw<3,3,3> o 0 o ((512,16),(1,3)):((1,512),(0,8192))
+(((64,8),(2,8)),16):(((1@0,1@1),(64@0,8@1)),64@1)@(0,0)' \
+  tma_partition 512 0 1:0 'Sw<3,3,3> o (((64,2),(8,8)),(1,3)):(((1,512),(64,1024)),(0,8192))' '((128,64),16):((1@0,1@1),64@1)'
+# no swizzle: L@OFFSET; a gmem of plain offsets moves by an offset (row 32 of 256: 8192)
+expect '((2048,1),2):((1,0),2048)@1024
+(((32,64),1),8):(((1,256),0),32)@8192' tma_partition 2048 1 2 '((64,32),2):((32,1),2048)' '((64,32),8):((256,1),32)'
+# padded rows (pitch 72): the vector is 64 long and tiles over the 8 rows
+expect '(((64,2),4),2):(((1,72),144),1024)@72
+(((64,2),4),4):(((1@0,1@1),2@1),8@1)@(0,1)' tma_partition 128 1 2:1 '((64,8),2):((1,72),1024)' '((64,8),4):((1@0,1@1),8@1)'
+# rank-1 tensors
+expect '((256,2)):((1,256))@128
+((256,2)):((1@0,256@0))@(128)' tma_partition 256 1 2:1 512:1 512:1@0
+# errors
+expect_error 'tma_partition|CTA_COORD|outside CTA_LAYOUT 2:1' tma_partition 8192 2 2:1 "$sk" "$gk"
+expect_error 'tma_partition|CTA_COORD|outside CTA_LAYOUT' tma_partition 8192 '(0,2)' '(2,2):(1,2)' "$sk" "$gk"
+expect_error 'tma_partition|CTA_COORD|outside CTA_LAYOUT' tma_partition 8192 -1 2:1 "$sk" "$gk"
+expect_error 'tma_partition|NUM_VAL_SRC|does not divide the TMA tile' tma_partition 3000 0 1:0 "$sk" "$gk"
+expect_error 'tma_partition|NUM_VAL_SRC|positive' tma_partition 0 0 1:0 "$sk" "$gk"
+expect_error 'tma_partition|GMEM|mode 0 of GMEM has 4096 elements' tma_partition 8192 0 1:0 "$sk" '((128,32),16):((1@1,1@0),32@0)'
+expect_error 'tma_partition|SMEM|expected' tma_partition 8192 0 1:0 'Sw<3,3 o (8,8):(8,1)' "$gk"
+expect_error 'tma_partition|SMEM|expected' tma_partition 8192 0 1:0 'Sw<3,3,3> (8,8):(8,1)' "$gk"
+expect_error 'tma_partition|SMEM|swizzle' tma_partition 8192 0 1:0 'Sw<3,3,2> o (8,8):(8,1)' "$gk"
+expect_error 'tma_partition|GMEM|0..4' tma_partition 8192 0 1:0 "$sk" '((128,64),16):((1@1,1@7),64@0)'
+expect_error 'tma_partition|GMEM|stride only' tma_partition 8192 0 1:0 "$sk" '((128@1,64),16):((1@1,1@0),64@0)'
+expect_error 'tma_partition|GMEM|position' tma_partition 8192 0 1:0 "$sk" '((128,64),16):((1@1,1@0),64@0'
+expect_error 'tma_partition|expected 5 arguments, got 4' tma_partition 8192 0 1:0 "$sk"
+
 # --- show -------------------------------------------------------------------------------------------------
 expect "(2,3):(3,1)
       0   1   2 
