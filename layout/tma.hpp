@@ -324,8 +324,8 @@ constexpr unsigned short tma_multicast_mask(IntTuple const& cluster_shape, int c
 //
 // Where Loom rejects what CuTe would take (LayoutError, "tma_partition: ..."): num_val_src < 1 or
 // not dividing the tile, a cta_coord outside cta_layout's shape, gmem's mode 0 of another size
-// than smem's (CuTe's static_assert). CuTe's own errors (a right inverse whose size does not divide
-// the tile) stay errors.
+// than smem's (CuTe's static_assert). What CuTe's steps reject at compile time (tile_to_shape,
+// logical_divide, composition) is a LayoutError here, as everywhere in Loom.
 //
 // Example (K-major bf16, 128B swizzle, one CTA): smem Sw<3,3,3> o (((8,16),(64,1)),(1,3)):
 // (((64,512),(1,0)),(0,8192)), gmem ((128,64),16):((1@1,1@0),64@0), num_val_src 8192 give
