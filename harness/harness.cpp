@@ -427,8 +427,10 @@ std::vector<Case> expand(SweepSpec const& s) {
 
   std::vector<Case> out;
   for (KernelInfo const* k : ks)
-    for (DType t : s.dtypes) {
+    for (DType t : s.dtypes)
+    for (DType o : (s.op == OpKind::gemm && t != DType::f32 && !s.out_dtypes.empty()) ? s.out_dtypes : std::vector<DType>{t}) {
       if (std::find(k->dtypes.begin(), k->dtypes.end(), t) == k->dtypes.end()) continue;
+      if (o != t && o != DType::f32) continue;
       for (Problem const& l : layouts)
         for (auto [m, n] : mn)
           for (std::int64_t kk : ks_dim)
@@ -438,7 +440,7 @@ std::vector<Case> expand(SweepSpec const& s) {
                   Problem p;
                   p.op = s.op;
                   p.dtype = t;
-                  p.out_dtype = t;
+                  p.out_dtype = o;
                   p.m = m;
                   p.n = n;
                   p.k = kk;

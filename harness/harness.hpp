@@ -121,6 +121,9 @@ struct SweepSpec {
   std::vector<std::pair<double, double>> ab_pairs;
   std::vector<std::int64_t> ld_pad;  // extra elements added to each leading dimension
   std::vector<int> misalign;         // element offset of every base pointer
+  // Output dtypes of gemm with f16/bf16 inputs: each of them that is the input dtype or f32 (empty:
+  // the input dtype). Other cases always output their input dtype.
+  std::vector<DType> out_dtypes;
   OpKind op = OpKind::add;
 };
 

@@ -3,8 +3,10 @@
 // majornesses: gemm_sm90_{kk,km,mk,mm}.sm90a.cu.
 //
 // Paths (KernelInfo::path, which launch() follows, so that what validate and bench report is what
-// ran): "tma" when TMA can read A and B (16-byte aligned bases, leading dimensions a multiple of 8
-// elements); otherwise "sm80", the mma.sync kernel, which takes any alignment.
+// ran): "tma, ..." when TMA can read A and B (16-byte aligned bases, leading dimensions a multiple
+// of 8 elements), otherwise "sm80 (why)", the mma.sync kernel, which takes any alignment. On the
+// TMA path the epilogue is "tma store" (beta == 0, D's base and row stride multiples of 16 bytes)
+// or "direct store (why)", straight from the registers.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -67,12 +69,15 @@ std::string path(Problem const& p0, Operands const& ops) {
           : bk     ? tma_maps<false, true>(args)
                    : tma_maps<false, false>(args);
   }
-  return why.empty() ? "tma" : "sm80 (" + why + ")";
+  if (!why.empty()) return "sm80 (" + why + ")";
+  CUtensorMap d;
+  std::string const store = sm90::make_tma_store_map(make_args(p, ops), &d);
+  return store.empty() ? "tma, tma store" : "tma, direct store (" + store + ")";
 }
 
 cudaError_t launch(Problem const& p0, Operands const& ops, cudaStream_t stream) {
   Problem const p = with_default_lds(p0);
-  if (path(p, ops) != "tma") {
+  if (path(p, ops).rfind("tma", 0) != 0) {
     KernelInfo const* sm80 = find_kernel("sm80");
     return sm80 ? sm80->launch(p, ops, stream) : cudaErrorNotSupported;
   }

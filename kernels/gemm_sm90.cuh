@@ -112,6 +112,9 @@ constexpr int kThreads = 128 * (1 + kConsumers);
 constexpr int kClusterM = 2;      // CTAs along M that share B's tile
 constexpr int kGroupM = 8;        // cluster rows per group of the tile order
 constexpr int kProducerRegs = 40, kConsumerRegs = 232;
+// The epilogue stages D through shared memory in sub-tiles of 64 rows x 128 bytes, double-buffered
+// per consumer warpgroup, and TMA stores them.
+constexpr int kEpiBuffers = 2, kEpiBufferBytes = 64 * 128;
 static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * kConsumers <= 65536, "setmaxnreg: more than the SM's registers");
 
 // ---------------------------------------------------------------------------------------------
@@ -182,9 +185,11 @@ struct Config {
   static constexpr Tile kTileC = make_tile(kBM, kBN);
   static constexpr Layout kAcc = make_layout(shape(kMma.partition_C(make_layout(make_shape(kBM, kBN))).layout));
   static constexpr int kAccs = int(size(kAcc).v);
-  // Shared memory: A's stages, B's, then the barriers; 1 KB of slack to align the base to the
-  // 128-byte swizzle's 1024-byte repeat.
-  static constexpr int kBarrierOffset = kStages * kStageBytes;
+  // Shared memory: A's stages, B's, the epilogue's buffers (kEpiBuffers of kEpiBufferBytes per
+  // consumer), then the barriers; 1 KB of slack to align the base to the 128-byte swizzle's
+  // 1024-byte repeat.
+  static constexpr int kEpiOffset = kStages * kStageBytes;
+  static constexpr int kBarrierOffset = kEpiOffset + kConsumers * kEpiBuffers * kEpiBufferBytes;
   static constexpr int kSmemBytes = kBarrierOffset + 2 * kStages * 8 + 1024;
 
   static constexpr bool valid() {
@@ -213,10 +218,12 @@ struct Config {
 struct Params {
   CUtensorMap tma_a;  // A (m, k) in boxes of Config::A::kBox
   CUtensorMap tma_b;  // B (n, k)
+  CUtensorMap tma_d;  // D (m, n) in boxes of EpilogueConfig<T>::kBox, when tma_store
   Coord<2> shape_a, shape_b;  // (M, K), (N, K)
   EpilogueArgs ep;
   int tiles_m, tiles_n, k_tiles;
   DType out;
+  bool tma_store;  // the epilogue stores D with TMA (else straight from the registers)
 };
 
 // Cluster tiles in order: unit u is (cluster row, N tile) within groups of kGroupM cluster rows,
@@ -232,6 +239,77 @@ struct TileScheduler {
     n = in_group / group_rows;
   }
 };
+
+// The TMA-store epilogue of output type T: one consumer warpgroup's 64 x kBN accumulators go out in
+// sub-tiles of 64 rows x kCols columns (128 bytes), each written to a shared buffer under the
+// 128-byte swizzle (conflict-free: the 8 rows of a store instruction land in 8 different 16-byte
+// chunks) and stored by one TMA box, which clips at D's edges.
+template <class T>
+struct EpilogueConfig {
+  static constexpr int kBits = int(sizeof(T)) * 8;
+  static constexpr int kCols = 128 / int(sizeof(T));
+  static constexpr int kSubtiles = kBN / kCols;
+  static constexpr Tile kSubtile = make_tile(64, kCols);
+  // The box: (64 rows, kCols) row-major, the K-major 128-byte GMMA atom's layout and swizzle.
+  static constexpr SwizzleLayout kBox = tile_to_shape(gmma_atom(GmmaMajor::kK, GmmaSwizzle::k128B, kBits), make_shape(64, kCols));
+  // The warpgroup's (64, kBN) tile seen through one buffer: sub-tile j's columns land on it (the
+  // sub-tile index has stride 0; the base picks the buffer).
+  static constexpr Layout kView = make_layout(make_shape(64, make_shape(kCols, kSubtiles)), make_stride(kCols, make_stride(1, 0)));
+  // One warpgroup's MMA (its accumulators, in partition_C order, are the consumer's registers).
+  static constexpr TiledMMA kMma = make_tiled_mma(mma_atom_sm90_64xNx16(kBN));
+  static constexpr int kValues = kCols / 2;  // accumulators of one sub-tile per thread
+
+  static constexpr bool valid() {
+    // The view is the box in each sub-tile, and sub-tile j is accumulators [j kValues, (j+1) kValues).
+    Layout const part = kMma.partition_C(make_layout(make_shape(64, kBN), make_stride(basis(0), basis(1)))).layout;
+    for (int v = 0; v < 128; ++v) {
+      Coord<2> const c = crd2idx_flat<Coord<2>>(v, part.shape, part.stride);
+      if (c[1] / kCols != v / kValues) return false;
+    }
+    for (int r = 0; r < 64; r += 7)
+      for (int c = 0; c < kBN; c += 3)
+        if (kView(make_shape(r, make_shape(c % kCols, c / kCols))) != kBox.layout(make_shape(r, c % kCols))) return false;
+    return kBox.swizzle == gmma_swizzle(GmmaSwizzle::k128B, kBits) && 64 * kCols * int(sizeof(T)) == kEpiBufferBytes;
+  }
+  static_assert(valid());
+};
+
+// D = alpha * acc (beta == 0) for warpgroup w's rows of tile (m, n), through the warpgroup's
+// buffers at shared address `buffers`; `stores` counts the warpgroup's TMA stores so far (each
+// buffer is reused two stores later, once that store has read it). Thread `leader` of the
+// warpgroup (tid % 128 == 0) issues and waits; named barrier 1 + w syncs the warpgroup.
+template <class T, class Acc>
+__device__ __forceinline__ void store_d_tma(Params const& p, Acc const& acc, int m, int n, int w, int tid,
+                                            unsigned buffers, unsigned char* buffers_ptr, int& stores) {
+  using E = EpilogueConfig<T>;
+  using P = typename Pair<T>::type;
+  bool const leader = tid % 128 == 0;
+  auto const cD = make_identity_tensor(p.ep.cd_shape);  // (M,N) -> (m,n)
+  float const alpha = p.ep.alpha;
+#pragma unroll
+  for (int j = 0; j < E::kSubtiles; ++j) {
+    int const buf = stores % kEpiBuffers;
+    // The store that last read this buffer is done reading it.
+    if (leader) bulk_wait_group_read<kEpiBuffers - 1>();
+    named_barrier_sync(1 + w, 128);
+    auto sD = make_tensor<E::kView>(SwizzledPtrEngine<T, E::kBox.swizzle>{
+        reinterpret_cast<T*>(buffers_ptr + buf * kEpiBufferBytes)});  // (64,(COLS,SUB)) -> buffer
+    auto tCsD = partition_C<E::kMma, Offsets::kTabulated>(sD, tid % 128);  // (2,2,32): the accumulators' places
+#pragma unroll
+    for (int q = 0; q < E::kValues / 2; ++q) {
+      int const v = j * E::kValues + 2 * q;
+      *reinterpret_cast<P*>(&tCsD(v)) = pair_from<T>(alpha * acc(v), alpha * acc(v + 1));
+    }
+    fence_proxy_async_shared_cta();  // generic-proxy writes -> the TMA engine's reads
+    named_barrier_sync(1 + w, 128);
+    if (leader) {
+      Coord<2> const c = local_tile<E::kSubtile>(cD, 2 * m + w, n * E::kSubtiles + j).base;  // (row, col)
+      tma_store_2d(&p.tma_d, buffers + unsigned(buf * kEpiBufferBytes), int(c[1]), int(c[0]));
+      bulk_commit_group();
+    }
+    ++stores;
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Roles
@@ -291,8 +369,8 @@ __device__ __forceinline__ void producer_load(Params const& p, unsigned smem, un
 
 // Consumer MMA and epilogue: warpgroup w (0 or 1) of the tile's rows [64w, 64w + 64).
 template <class Cfg, WgmmaType kType>
-__device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, unsigned bars, unsigned rank, int w,
-                                             int tid) {
+__device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, unsigned char* smem_ptr, unsigned bars,
+                                             unsigned rank, int w, int tid) {
   using A = typename Cfg::A;
   using B = typename Cfg::B;
   constexpr int kTransA = A::kKMajor ? 0 : 1, kTransB = B::kKMajor ? 0 : 1;
@@ -308,6 +386,11 @@ __device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, uns
 #pragma unroll
       for (int r = 0; r < kClusterM; ++r) mbarrier_arrive_cluster(empty(s), unsigned(r));
   };
+
+  // This warpgroup's epilogue buffers, and its TMA stores so far.
+  unsigned const buffers = smem + unsigned(Cfg::kEpiOffset + w * kEpiBuffers * kEpiBufferBytes);
+  unsigned char* const buffers_ptr = smem_ptr + Cfg::kEpiOffset + w * kEpiBuffers * kEpiBufferBytes;
+  int stores = 0;
 
   Fragment<float, Cfg::kAcc> acc;  // (2,2,32): the wgmma's D registers, laid out as partition_C
   TileScheduler const sched(p.tiles_m, p.tiles_n);
@@ -337,14 +420,28 @@ __device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, uns
     wgmma_fence_operand(acc.data);
     if (prev >= 0) release(prev);
 
+#ifdef LOOM_EXPERIMENT_NO_EPILOGUE
+    if (m < 0) {
+#else
     if (m < p.tiles_m) {  // the cluster's second M tile may lie past M
-      switch (p.out) {
-        case DType::f32: store_d<Cfg::kMma, Cfg::kTileC, float>(p.ep, acc, m, n, tid); break;
-        case DType::f16: store_d<Cfg::kMma, Cfg::kTileC, __half>(p.ep, acc, m, n, tid); break;
-        case DType::bf16: store_d<Cfg::kMma, Cfg::kTileC, __nv_bfloat16>(p.ep, acc, m, n, tid); break;
+#endif
+      if (p.tma_store) {
+        switch (p.out) {
+          case DType::f32: store_d_tma<float>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores); break;
+          case DType::f16: store_d_tma<__half>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores); break;
+          case DType::bf16: store_d_tma<__nv_bfloat16>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores); break;
+        }
+      } else {
+        switch (p.out) {
+          case DType::f32: store_d<Cfg::kMma, Cfg::kTileC, float>(p.ep, acc, m, n, tid); break;
+          case DType::f16: store_d<Cfg::kMma, Cfg::kTileC, __half>(p.ep, acc, m, n, tid); break;
+          case DType::bf16: store_d<Cfg::kMma, Cfg::kTileC, __nv_bfloat16>(p.ep, acc, m, n, tid); break;
+        }
       }
     }
   }
+  // Every TMA store has written D before the CTA exits.
+  if (tid % 128 == 0) bulk_wait_group<0>();
 }
 
 // The kernel: barriers, roles, and a cluster barrier at both ends (no CTA may multicast into, or
@@ -361,6 +458,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_sm90_kernel(__grid_constant_
   if (tid == 0) {
     tma_prefetch_descriptor(&p.tma_a);
     tma_prefetch_descriptor(&p.tma_b);
+    if (p.tma_store) tma_prefetch_descriptor(&p.tma_d);
     for (int s = 0; s < kStages; ++s) {
       mbarrier_init(bars + 8u * unsigned(s), 1);                                        // full: the producer
       mbarrier_init(bars + 8u * unsigned(kStages + s), unsigned(kConsumers * kClusterM));  // empty: every consumer
@@ -375,7 +473,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_sm90_kernel(__grid_constant_
     if (tid == 0) producer_load<Cfg>(p, smem, bars, rank);
   } else {
     setmaxnreg_inc<kConsumerRegs>();
-    consumer_mma<Cfg, kType>(p, smem, bars, rank, wg - 1, tid - 128);
+    consumer_mma<Cfg, kType>(p, smem, smem_raw + (smem - raw), bars, rank, wg - 1, tid - 128);
   }
   cluster_sync();
 #else
@@ -402,6 +500,31 @@ std::string operand_tma(void const* ptr, GmemShape const& g, CUtensorMap* map) {
     return e.what();
   }
   return make_tma_copy(d, ptr, true, map);
+#endif
+}
+
+// D's TMA map for the epilogue's boxes, or why the epilogue cannot store D with TMA (then it
+// stores straight from the registers): beta != 0 (C is read by the direct path), or D's base or
+// row stride is not a multiple of 16 bytes.
+inline std::string make_tma_store_map(Args const& args, CUtensorMap* map) {
+#if defined(__CUDA_ARCH__)
+  (void)args, (void)map;
+  return {};
+#else
+  if (args.beta != 0.f) return "beta != 0";
+  int const es = int(size_of(args.out));
+  SwizzleLayout const box = args.out == DType::f32 ? EpilogueConfig<float>::kBox : EpilogueConfig<__half>::kBox;
+  int const cols = 128 / es;
+  if (reinterpret_cast<std::uintptr_t>(args.d) % 16 != 0) return "D's base is not 16-byte aligned";
+  if (args.gd.shape[0] > 1 && (args.gd.stride[0] * es) % 16 != 0) return "ldc is not a multiple of 16 bytes";
+  TmaDesc d;
+  try {
+    d = make_tma_desc(make_shape(args.gd.shape[0], args.gd.shape[1]), make_shape(args.gd.shape[0] > 1 ? args.gd.stride[0] : cols, 1),
+                      es, box, make_shape(64, cols));
+  } catch (LayoutError const& e) {
+    return e.what();
+  }
+  return make_tma_copy(d, args.d, true, map);
 #endif
 }
 
@@ -463,6 +586,7 @@ cudaError_t launch_majors(Args const& args, bool bf16, cudaStream_t stream, std:
     if (why) *why = err;
     return cudaErrorInvalidValue;
   }
+  p.tma_store = make_tma_store_map(args, &p.tma_d).empty();
   return bf16 ? launch_kernel<Cfg, WgmmaType::kBF16>(args, p, stream)
               : launch_kernel<Cfg, WgmmaType::kF16>(args, p, stream);
 }

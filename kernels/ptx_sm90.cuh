@@ -267,6 +267,50 @@ __device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, void const* 
 #endif
 }
 
+// A 2-D box from this CTA's shared memory at `src` to the tensor (the reverse direction; parts of
+// the box outside the tensor are not written). Completion is tracked by bulk async-groups
+// (.bulk_group): commit with bulk_commit_group, wait with bulk_wait_group(_read). The shared source
+// was written by ordinary stores, so each writer must have run fence_proxy_async_shared_cta and a
+// barrier must order them before this.
+__device__ __forceinline__ void tma_store_2d(void const* tmap, unsigned src, int c0, int c1) {
+#if LOOM_SM90A_ENABLED
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(tmap),
+               "r"(src), "r"(c0), "r"(c1)
+               : "memory");
+#else
+  (void)tmap, (void)src, (void)c0, (void)c1;
+  LOOM_SM90A_UNSUPPORTED();
+#endif
+}
+
+// PTX ISA 9.7.9.25.5.4 / 9.7.9.25.5.5 "cp.async.bulk.commit_group", "cp.async.bulk.wait_group":
+// commits the thread's outstanding bulk stores into one group; waits until at most N groups are
+// pending, either entirely (wait_group) or only in their reads of shared memory (.read: the
+// source may then be overwritten).
+__device__ __forceinline__ void bulk_commit_group() {
+#if LOOM_SM90A_ENABLED
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+#else
+  LOOM_SM90A_UNSUPPORTED();
+#endif
+}
+template <int N>
+__device__ __forceinline__ void bulk_wait_group_read() {
+#if LOOM_SM90A_ENABLED
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+#else
+  LOOM_SM90A_UNSUPPORTED();
+#endif
+}
+template <int N>
+__device__ __forceinline__ void bulk_wait_group() {
+#if LOOM_SM90A_ENABLED
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+#else
+  LOOM_SM90A_UNSUPPORTED();
+#endif
+}
+
 // prefetch.tensormap (9.7.9.25.5.3 / "prefetch"): brings the descriptor into the cache early.
 __device__ __forceinline__ void tma_prefetch_descriptor(void const* tmap) {
 #if LOOM_SM90A_ENABLED

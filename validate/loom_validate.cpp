@@ -179,8 +179,12 @@ class Reporter {
       char lds[64];
       std::snprintf(lds, sizeof lds, "%lld/%lld/%lld", (long long)p.lda, (long long)p.ldb, (long long)p.ldc);
       char line[512];
-      std::snprintf(line, sizeof line, "%-8s %-5s %-6s %6lld %6lld %6lld %17s %3d %6g %6g %-6s %9s %9s %s",
-                    r.kernel.c_str(), to_string(p.dtype), layout_string(p).c_str(), (long long)p.m,
+      std::snprintf(line, sizeof line, "%-8s %-8s %-6s %6lld %6lld %6lld %17s %3d %6g %6g %-6s %9s %9s %s",
+                    r.kernel.c_str(),
+                    (std::string(to_string(p.dtype)) +
+                     (p.out_dtype != p.dtype ? std::string(">") + to_string(p.out_dtype) : std::string()))
+                        .c_str(),
+                    layout_string(p).c_str(), (long long)p.m,
                     (long long)p.n, (long long)p.k, lds, r.misalign, p.alpha, p.beta, r.reference.c_str(),
                     ran ? fmt("%.2e", r.st.rel_fro).c_str() : "-",
                     ran ? fmt("%.2e", r.st.max_abs).c_str() : "-", r.status.c_str());
@@ -244,7 +248,7 @@ class Reporter {
  private:
   void header() {
     char line[256];
-    std::snprintf(line, sizeof line, "%-8s %-5s %-6s %6s %6s %6s %17s %3s %6s %6s %-6s %9s %9s %s", "kernel",
+    std::snprintf(line, sizeof line, "%-8s %-8s %-6s %6s %6s %6s %17s %3s %6s %6s %-6s %9s %9s %s", "kernel",
                   "dtype", "layout", "M", "N", "K", "lda/ldb/ldc", "mis", "alpha", "beta", "ref",
                   "rel_fro", "max_abs", "status");
     out_ << line << "\n";
@@ -362,7 +366,7 @@ int run(int argc, char** argv) {
       "An explicit list replaces the default sweep for that dimension only.\n"
       "Exit status: 0 all passed, 1 a case failed, 2 bad input or no usable GPU.",
       "loom-validate"};
-  std::string kernels_s, op_s, dtypes_s, layouts_s, m_s, n_s, k_s, alpha_s, beta_s, pad_s, mis_s;
+  std::string kernels_s, op_s, dtypes_s, out_dtypes_s, layouts_s, m_s, n_s, k_s, alpha_s, beta_s, pad_s, mis_s;
   std::string ref_s = "auto", format_s = "table", output_s;
   std::uint64_t seed = 20240601;
   int device = 0;
@@ -370,6 +374,9 @@ int run(int argc, char** argv) {
   app.add_option("--kernels", kernels_s, "Comma list of kernels (default: all registered)");
   app.add_option("--op", op_s, "add or gemm (default: every op that has kernels)");
   app.add_option("--dtypes", dtypes_s, "Comma list of f32, f16, bf16");
+  app.add_option("--out-dtypes", out_dtypes_s,
+                 "gemm with f16/bf16 inputs: comma list of output dtypes, each the input dtype or f32 "
+                 "(default: the input dtype)");
   app.add_option("--layouts", layouts_s, "Comma list of A,B,C orders, e.g. ccc,rrr,crc");
   app.add_option("--m", m_s, "M sweep");
   app.add_option("--n", n_s, "N sweep");
@@ -446,6 +453,13 @@ int run(int argc, char** argv) {
       if (!any) throw BadInput(std::string("no selected kernel supports dtype ") + to_string(t));
     }
   }
+  std::vector<DType> out_dtypes;
+  if (app.count("--out-dtypes"))
+    for (auto const& s : name_list("--out-dtypes", out_dtypes_s)) {
+      DType t;
+      if (!parse_dtype(s, &t)) throw BadInput("--out-dtypes: unknown dtype \"" + s + "\" (f32, f16, bf16)");
+      if (std::find(out_dtypes.begin(), out_dtypes.end(), t) == out_dtypes.end()) out_dtypes.push_back(t);
+    }
   std::vector<std::string> layouts;
   if (app.count("--layouts")) {
     for (auto const& s : name_list("--layouts", layouts_s)) {
@@ -490,6 +504,7 @@ int run(int argc, char** argv) {
       if (k->op == op) spec.kernels.push_back(k->name);
     if (spec.kernels.empty()) continue;
     if (!dtypes.empty()) spec.dtypes = dtypes;
+    spec.out_dtypes = out_dtypes;
     if (!layouts.empty()) spec.layouts = layouts;
     if (!ms.empty() || !ns.empty()) spec.mn_pairs.clear();
     if (!ms.empty()) spec.m = ms;
