@@ -167,7 +167,8 @@ std::vector<harness::SweepSpec> build_specs(Options const& o) {
         s.alpha = {1.0};
         s.beta = {0.0};
         s.dtypes = k.dtypes;
-        s.layouts = {"ccc"};
+        // The tensor-core kernels' bars name ccc and rcr (row-major A, the common LLM layout).
+        s.layouts = fp32 ? std::vector<std::string>{"ccc"} : std::vector<std::string>{"ccc", "rcr"};
         specs.push_back(s);
       }
     }

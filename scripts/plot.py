@@ -235,6 +235,8 @@ def bar_lines(df):
                    f"fma {g:.3f}x: " + ("meets" if g >= 0.85 else "misses"))
     for size, bar in ((8192, 0.65), (4096, 0.55)):
         ratio_line(f"bf16 mma.sync GEMM at {size}^3", gemm[(gemm.kernel == "sm80") & (gemm.dtype == "bf16") & square & (gemm.M == size)], bar)
+    for dt, bar in (("bf16", 1.0), ("f16", 0.97)):
+        ratio_line(f"{dt} Hopper wgmma GEMM at 4096^3 and 8192^3", gemm[(gemm.kernel == "sm90") & (gemm.dtype == dt) & square & gemm.M.isin([4096, 8192])], bar)
     sm80 = gemm[(gemm.kernel == "sm80") & square]
     cub = df[(df.kernel == "cublas") & (df.op == "gemm") & ~df.error.astype(bool)]
     for (m, lay), grp in sm80.groupby(["M", "layout"]):

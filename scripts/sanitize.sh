@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
-# Run a small loom-validate sweep under compute-sanitizer's memcheck, racecheck and initcheck.
+# Run a small loom-validate sweep under compute-sanitizer: memcheck, racecheck, synccheck and initcheck.
 # Needs a CUDA GPU and compute-sanitizer.
 #
 #   scripts/sanitize.sh [loom-validate args...]
 #
-# Default sweep: --m=1,130 --n=7,129 --k=5,200 --alpha=1.5 --beta=0.5 --quiet (arguments given replace it). Prints one line
+# Default sweep: --m=1,130,2100 --n=7,129,2100 --k=5,200 --alpha=1.5 --beta=0,0.5 --quiet (arguments given replace
+# it; 2100 x 2100 gives sm90 more cluster tiles than the GPU has clusters, so its persistent loop and
+# multicast run, and beta 0 takes its TMA-store epilogue). Prints one line
 # per tool and exits non-zero when any tool reports an error or loom-validate fails; full logs go
 # to results/sanitize_TOOL.log.
-# Env: TOOLS (default "memcheck racecheck initcheck"), COMPUTE_SANITIZER (the binary),
+# Env: TOOLS (default "memcheck racecheck synccheck initcheck"), COMPUTE_SANITIZER (the binary),
 #      SANITIZER_ARGS (extra compute-sanitizer options, word-split), LOOM_SKIP_BUILD=1.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"  # cd to the repository root
 
 args=("$@")
-[[ ${#args[@]} -gt 0 ]] || args=('--m=1,130' '--n=7,129' '--k=5,200' '--alpha=1.5' '--beta=0.5' --quiet)
+[[ ${#args[@]} -gt 0 ]] || args=('--m=1,130,2100' '--n=7,129,2100' '--k=5,200' '--alpha=1.5' '--beta=0,0.5' --quiet)
 
 if [[ ${LOOM_SKIP_BUILD:-0} != 1 ]]; then
   loom_build >&2
@@ -37,7 +39,7 @@ fi
 
 mkdir -p results
 status=0
-for tool in ${TOOLS:-memcheck racecheck initcheck}; do
+for tool in ${TOOLS:-memcheck racecheck synccheck initcheck}; do
   log=results/sanitize_$tool.log
   set +e
   # shellcheck disable=SC2086

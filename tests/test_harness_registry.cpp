@@ -71,6 +71,39 @@ TEST(HarnessRegistry, WhyUnsupported) {
   EXPECT_EQ(why_unsupported(k, p, 90), "add computes add, not gemm");
 }
 
+// sm90 says which path a case takes, from the operands, before anything reaches the GPU: TMA needs
+// 16-byte aligned A and B and leading dimensions that are multiples of 8 elements; the rest runs
+// on sm80. (The aligned cases build real TMA maps, which needs the driver: the GPU tests and
+// loom-validate's path column cover them.)
+TEST(HarnessRegistry, Sm90PathFollowsAlignment) {
+  KernelInfo const* k = find_kernel("sm90");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->min_cc, 90);
+  ASSERT_TRUE(bool(k->path));
+  EXPECT_EQ(kernel_path(*find_kernel("sm80"), Problem{}, Operands{}), "");  // one path
+  Problem p;
+  p.op = OpKind::gemm;
+  p.dtype = p.out_dtype = DType::bf16;
+  p.m = 256, p.n = 512, p.k = 1024;
+  ASSERT_TRUE(parse_layout("rcr", &p));
+  p = with_default_lds(p);
+  alignas(16) static unsigned char buf[64];
+  Operands ops;
+  ops.a = buf + 2;  // 2-byte aligned
+  ops.b = buf;
+  ops.d = buf;
+  EXPECT_EQ(kernel_path(*k, p, ops), "sm80 (A's base is not 16-byte aligned)");
+  ops.a = buf;
+  ops.b = buf + 8;
+  EXPECT_EQ(kernel_path(*k, p, ops), "sm80 (B's base is not 16-byte aligned)");
+  ops.b = buf;
+  p.lda = 1028;  // row-major A: lda is the row pitch, 2056 bytes
+  EXPECT_EQ(kernel_path(*k, p, ops), "sm80 (lda is not a multiple of 8 elements)");
+  p.lda = 1024;
+  p.ldb = 1030;  // column-major B (K x N): ldb is the column pitch
+  EXPECT_EQ(kernel_path(*k, p, ops), "sm80 (ldb is not a multiple of 8 elements)");
+}
+
 TEST(HarnessRegistry, ParseNames) {
   DType t;
   EXPECT_TRUE(parse_dtype("f32", &t));
