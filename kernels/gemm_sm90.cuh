@@ -112,6 +112,11 @@ constexpr int kThreads = 128 * (1 + kConsumers);
 constexpr int kClusterM = 2;      // CTAs along M that share B's tile
 constexpr int kGroupM = 8;        // cluster rows per group of the tile order (2, 4 and 16 measured slower)
 constexpr int kProducerRegs = 40, kConsumerRegs = 232;
+#ifndef LOOM_SM90_LAG
+constexpr int kLag = 1;
+#else
+constexpr int kLag = LOOM_SM90_LAG;
+#endif
 // The epilogue stages D through shared memory in sub-tiles of 64 rows x 128 bytes, double-buffered
 // per consumer warpgroup, and TMA stores them.
 constexpr int kEpiBuffers = 2, kEpiBufferBytes = 64 * 128;
@@ -183,14 +188,14 @@ struct Config {
   // The TiledMMA: two warpgroups along M, each m64n256k16 over 64 x 256.
   static constexpr TiledMMA kMma = make_tiled_mma(mma_atom_sm90_64xNx16(kBN), make_layout(make_shape(kConsumers, 1, 1)));
   static constexpr Tile kTileC = make_tile(kBM, kBN);
-  static constexpr Layout kAcc = make_layout(shape(kMma.partition_C(make_layout(make_shape(kBM, kBN))).layout));
+  static constexpr Layout kAcc = decltype(partition_fragment_C<float, kMma, make_layout(make_shape(kBM, kBN))>())::layout;
   static constexpr int kAccs = int(size(kAcc).v);
   // Shared memory: A's stages, B's, the epilogue's buffers (kEpiBuffers of kEpiBufferBytes per
   // consumer), then the barriers; 1 KB of slack to align the base to the 128-byte swizzle's
   // 1024-byte repeat.
   static constexpr int kEpiOffset = kStages * kStageBytes;
   static constexpr int kBarrierOffset = kEpiOffset + kConsumers * kEpiBuffers * kEpiBufferBytes;
-  static constexpr int kSmemBytes = kBarrierOffset + 2 * kStages * 8 + 1024;
+  static constexpr int kSmemBytes = kBarrierOffset + (2 * kStages + 1) * 8 + 1024;
 
   static constexpr bool valid() {
     // Accumulator i is the wgmma's D register i (the atom's C TV layout in register order), and
@@ -392,13 +397,20 @@ __device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, uns
   unsigned char* const buffers_ptr = smem_ptr + Cfg::kEpiOffset + w * kEpiBuffers * kEpiBufferBytes;
   int stores = 0;
 
-  Fragment<float, Cfg::kAcc> acc;  // (2,2,32): the wgmma's D registers, laid out as partition_C
+  // Warpgroup 1 starts kLag k tiles after warpgroup 0 and keeps that lag, so that one warpgroup's
+  // drain and epilogue at the end of a tile overlap the other's last wgmmas instead of idling the
+  // tensor cores. `start` is the barrier warpgroup 0 arrives on once it has issued kLag k tiles.
+  unsigned const start = bars + 8u * unsigned(2 * kStages);
+  bool started = false;
+
+  auto acc = partition_fragment_C<float, Cfg::kMma, make_layout(make_shape(kBM, kBN))>();  // (2,2,32): the wgmma's D registers
   TileScheduler const sched(p.tiles_m, p.tiles_n);
   Ring ring;
   for (int u = int(blockIdx.x) / kClusterM; u < sched.units; u += int(gridDim.x) / kClusterM) {
     int m, n;
     sched.tile(u, rank, m, n);
     int prev = -1;
+    if (kLag > 0 && w == 1 && !started) mbarrier_wait(start, 0);
     for (int kt = 0; kt < p.k_tiles; ++kt) {
       int const s = ring.stage;
       mbarrier_wait(full(s), ring.phase);
@@ -410,12 +422,18 @@ __device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, uns
         wgmma_ss<kType, kBN, kTransA, kTransB>(acc.data, da, db, (kt | step) != 0);
       }
       wgmma_commit_group();
+      if (kLag > 0 && w == 0 && !started && kt + 1 == kLag) {
+        if (signals) mbarrier_arrive_cluster(start, rank);
+        started = true;
+      }
       // The previous k tile's wgmmas are done with their stage; this tile's stay in flight.
       wgmma_wait_group<1>();
       if (prev >= 0) release(prev);
       prev = s;
       ring.advance();
     }
+    if (kLag > 0 && w == 0 && !started && signals) mbarrier_arrive_cluster(start, rank);  // fewer than kLag k tiles
+    started = true;
     wgmma_wait_group<0>();
     wgmma_fence_operand(acc.data);
     if (prev >= 0) release(prev);
@@ -459,6 +477,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_sm90_kernel(__grid_constant_
       mbarrier_init(bars + 8u * unsigned(s), 1);                                        // full: the producer
       mbarrier_init(bars + 8u * unsigned(kStages + s), unsigned(kConsumers * kClusterM));  // empty: every consumer
     }
+    mbarrier_init(bars + 8u * unsigned(2 * kStages), 1);  // start: warpgroup 0's lead (consumer_mma)
     fence_mbarrier_init_cluster();
   }
   cluster_sync();

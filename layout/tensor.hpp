@@ -532,6 +532,14 @@ LOOM_HD constexpr auto make_fragment_like(StaticTensor<L, E> const&) {
   return Fragment<T, make_layout(shape(L))>{};
 }
 
+// The accumulators of one thread of TiledMMA M over a C tile laid out as kTileC (CuTe's
+// partition_fragment_C): the shape of the thread's partition_C, compact, in the order partition_C
+// enumerates its values.
+template <class T, TiledMMA M, Layout kTileC>
+LOOM_HD constexpr auto partition_fragment_C() {
+  return Fragment<T, make_layout(shape(M.partition_C(kTileC).layout))>{};
+}
+
 // ---------------------------------------------------------------------------------------------
 // Walking the last mode of a tensor one step at a time (the k tiles of tAgA)
 // ---------------------------------------------------------------------------------------------

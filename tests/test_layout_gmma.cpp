@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "layout/gmma.hpp"
+#include "layout/print.hpp"
+#include "layout/tensor.hpp"
 #include "layout_test_util.hpp"
 
 namespace {
@@ -567,3 +569,14 @@ TEST(GmmaAtom, PartitionAIsTheDescribedOperand) {
 }
 
 }  // namespace
+
+// partition_fragment_C: the accumulators of one thread of a TiledMMA, compact in partition_C's
+// order. Two warpgroups of m64n256k16 over a 128 x 256 tile (the sm90 kernel's) give each of the 256
+// threads the atom's 128 fp32 registers, shaped as the atom's values (2,2,32).
+TEST(Gmma, PartitionFragmentC) {
+  constexpr TiledMMA kMma = make_tiled_mma(mma_atom_sm90_64xNx16(256), make_layout(make_shape(2, 1, 1)));
+  using Frag = decltype(partition_fragment_C<float, kMma, make_layout(make_shape(128, 256))>());
+  static_assert(Frag::kSize == 128);
+  EXPECT_EQ(to_string(Frag::layout), "((2,2,32),1,1):((1,2,4),0,0)");
+  EXPECT_EQ(kMma.size(), 256);
+}
