@@ -5,8 +5,8 @@
 // alias D. Any M, N, K >= 1 whose A and B TMA can read (16-byte aligned bases and leading
 // dimensions); gemm_sm90.cu sends the rest to sm80 and says so (KernelInfo::path).
 //
-// Files: this header holds the kernel and its launcher, launch_majors<kAK, kBK>; gemm_sm90_kk.cu,
-// _km.cu, _mk.cu and _mm.cu each instantiate it for one pair of operand majornesses (k-major or
+// Files: this header holds the kernel and its launcher, launch_majors<kAK, kBK>;
+// gemm_sm90_{kk,km,mk,mm}.sm90a.cu each instantiate it for one pair of operand majornesses (k-major or
 // mn-major A, then B) and are built for sm_90a only (kernels/CMakeLists.txt); gemm_sm90.cu
 // registers the kernel, picks the path and the launcher.
 //
@@ -33,8 +33,10 @@
 //   cA = identity (M,K) -> local_tile<(BOX,64)>(cA, m*BOXES + b, kt): box b's first coordinate, its TMA coords
 //   sA (BM,64,PIPE), 128B swizzle: box b lands at sA(b*BOX, 0, stage)
 //   wgmma desc of warpgroup w, k-step s: make_gmma_desc(sA) advanced by gmma_desc_offset(sA, (64w, 16s, stage))
-//   acc (partition_C of TiledMMA 2x1 warpgroups of m64n256k16): (2,2,32) per thread
-//   mD (M,N) -> local_tile<(BM,BN)>(mD, m, n) -> partition_C: kernels/epilogue.cuh's store_d
+//   acc = partition_fragment_C(TiledMMA of 2x1 warpgroups of m64n256k16, (BM,BN)): (2,2,32) per thread
+//   sD (64,(COLS,SUB)) -> partition_C of one warpgroup's atom: where each accumulator goes in a buffer
+//   cD = identity (M,N) -> local_tile<(64,COLS)>(cD, 2m+w, n*SUB + j): sub-tile j's TMA store coords
+//   (direct path: mD (M,N) -> local_tile<(BM,BN)>(mD, m, n) -> partition_C, kernels/epilogue.cuh)
 //
 // Pipeline: kStages stages, each with a full and an empty mbarrier, as a ring whose phase bits
 // carry across tiles. The producer waits for a stage to be empty in both CTAs of the cluster,
@@ -50,8 +52,19 @@
 // groups of kGroupM cluster rows, column by column within a group, so that the clusters in flight
 // share A and B panels in L2.
 //
-// Epilogue: straight from the accumulators to global memory (kernels/epilogue.cuh), while the
-// producer already loads the next tile's first stages; beta == 0 never reads C.
+// The two consumer warpgroups read the same stages, but warpgroup 1 runs one k tile behind
+// warpgroup 0 (kLag; a `start` barrier sets the lag once, the stage ring keeps it), so that at the
+// end of a tile one warpgroup drains and stores while the other still issues wgmmas.
+//
+// Epilogue (store_d_tma), when beta == 0 and D's base and row stride are multiples of 16 bytes:
+// each warpgroup writes its 64 x 256 accumulators, times alpha and converted to D's type, into
+// shared memory one 64-row x 128-byte sub-tile at a time (under the 128-byte swizzle, placed by
+// partition_C of a swizzled smem view: conflict-free), fences the async proxy, and one thread TMA
+// stores the sub-tile, which clips at D's edges. Two buffers per warpgroup: a buffer is rewritten
+// once the store that read it two sub-tiles ago has finished reading (cp.async.bulk.wait_group.read),
+// and the next tile's wgmmas start while the last stores drain. Otherwise (beta != 0, or D
+// misaligned) kernels/epilogue.cuh's store_d writes straight from the registers, reading C.
+// gemm_sm90.cu's path says which epilogue runs.
 //
 // What remains written by hand, and why:
 // - The PTX (kernels/ptx_sm90.cuh): the core's atoms are layouts; no device code dispatches on them.
@@ -61,6 +74,8 @@
 //   k-major box takes (k, mn) and an mn-major one (mn, k) from the identity tensor's coordinate.
 // - The tile order's ragged last group: as in sm80, four lines of arithmetic rather than a layout
 //   over a padded tile grid.
+// - The shared-memory carve-up (stages, epilogue buffers, barriers) as byte offsets, and the
+//   epilogue's buffer index and store count: control flow and allocation, not tensor indices.
 #pragma once
 
 #include <cuda.h>
@@ -112,11 +127,7 @@ constexpr int kThreads = 128 * (1 + kConsumers);
 constexpr int kClusterM = 2;      // CTAs along M that share B's tile
 constexpr int kGroupM = 8;        // cluster rows per group of the tile order (2, 4 and 16 measured slower)
 constexpr int kProducerRegs = 40, kConsumerRegs = 232;
-#ifndef LOOM_SM90_LAG
-constexpr int kLag = 1;
-#else
-constexpr int kLag = LOOM_SM90_LAG;
-#endif
+constexpr int kLag = 1;  // k tiles warpgroup 1 runs behind warpgroup 0 (0 and 2 measured no faster)
 // The epilogue stages D through shared memory in sub-tiles of 64 rows x 128 bytes, double-buffered
 // per consumer warpgroup, and TMA stores them.
 constexpr int kEpiBuffers = 2, kEpiBufferBytes = 64 * 128;

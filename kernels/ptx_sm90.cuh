@@ -1,6 +1,8 @@
-// Inline-PTX wrappers for Hopper (sm_90a): the warpgroup MMA (wgmma) and the proxy fence that
-// orders generic shared-memory writes before wgmma reads them. Each wrapper cites the PTX ISA
-// section it follows (section numbers as in PTX ISA 8.x; the names are the stable reference).
+// Inline-PTX wrappers for Hopper (sm_90a), the one place Loom's Hopper kernels get them from: the
+// warpgroup MMA (wgmma), mbarriers, TMA loads and stores (cp.async.bulk.tensor), clusters,
+// setmaxnreg, named barriers and the proxy fence that orders generic shared-memory writes before
+// wgmma or TMA reads them. Each wrapper cites the PTX ISA section it follows (section numbers as in
+// PTX ISA 8.x; the names are the stable reference).
 //
 // The wrappers compile to their instruction only where it exists: sm_90a, i.e. __CUDA_ARCH__ >= 900
 // with __CUDA_ARCH_FEAT_SM90_ALL (nvcc -gencode arch=compute_90a,code=sm_90a). The header also
@@ -28,6 +30,16 @@
 //       mma_atom_sm90_64xNx16(N).c_tv). kTransA/kTransB are imm-trans-a/b: 0 for a K-major
 //       operand, 1 for MN-major (GmmaMajor::kMN). imm-scale-a/b are 1 (no negation).
 //       N in {8, 16, 24, 32, 48, 64, 96, 128, 192, 256} (kernels/gen_ptx_sm90_wgmma.py lists them).
+//
+// Per-thread (not collective), shared addresses as smem_u32 gives them:
+//   mbarrier_init(bar, count), fence_mbarrier_init_cluster(), mbarrier_arrive_expect_tx(bar, bytes),
+//   mbarrier_arrive_cluster(bar, cta), mbarrier_wait(bar, parity)   (traps after ~2^32 cycles)
+//   cluster_ctarank(), cluster_sync()                                  (cluster_sync: every thread)
+//   tma_load_2d(dst, tmap, bar, c0, c1), tma_load_2d_multicast(..., cta_mask),
+//   tma_store_2d(tmap, src, c0, c1), bulk_commit_group(), bulk_wait_group<N>(),
+//   bulk_wait_group_read<N>(), tma_prefetch_descriptor(tmap)
+//   setmaxnreg_dec<R>(), setmaxnreg_inc<R>()                          (warpgroup-collective)
+//   named_barrier_sync(id, threads)
 #pragma once
 
 #include <cuda_runtime.h>

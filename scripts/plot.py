@@ -358,6 +358,10 @@ def main():
 
     if args.extra:
         md += extra_sections(args.extra)
+    # Hand-kept tuning logs (each names its own device, date and commands), verbatim.
+    for path in sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "tuning", "*.md"))):
+        with open(path) as f:
+            md += [f.read().rstrip(), ""]
 
     if args.results_md:
         with open(args.results_md, "w") as f:

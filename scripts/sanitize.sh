@@ -4,18 +4,23 @@
 #
 #   scripts/sanitize.sh [loom-validate args...]
 #
-# Default sweep: --m=1,130,2100 --n=7,129,2100 --k=5,200 --alpha=1.5 --beta=0,0.5 --quiet (arguments given replace
-# it; 2100 x 2100 gives sm90 more cluster tiles than the GPU has clusters, so its persistent loop and
-# multicast run, and beta 0 takes its TMA-store epilogue). Prints one line
-# per tool and exits non-zero when any tool reports an error or loom-validate fails; full logs go
-# to results/sanitize_TOOL.log.
+# Default: two sweeps per tool. Every kernel over --m=1,130 --n=7,129 --k=5,200 --alpha=1.5
+# --beta=0,0.5 (beta 0 takes sm90's TMA-store epilogue); and, on a compute capability 9.0 GPU,
+# sm90 over 2100 x 2100 x 64 in rcr and ccc, more cluster tiles than the GPU holds clusters, so that
+# its persistent loop, multicast and ring phases across tiles run. Arguments given replace both
+# sweeps with one. Prints one line per tool and exits non-zero when any tool reports an error or
+# loom-validate fails; full logs go to results/sanitize_TOOL.log.
 # Env: TOOLS (default "memcheck racecheck synccheck initcheck"), COMPUTE_SANITIZER (the binary),
 #      SANITIZER_ARGS (extra compute-sanitizer options, word-split), LOOM_SKIP_BUILD=1.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"  # cd to the repository root
 
-args=("$@")
-[[ ${#args[@]} -gt 0 ]] || args=('--m=1,130,2100' '--n=7,129,2100' '--k=5,200' '--alpha=1.5' '--beta=0,0.5' --quiet)
+sweeps=()
+if [[ $# -gt 0 ]]; then
+  sweeps+=("$*")
+else
+  sweeps+=("--m=1,130 --n=7,129 --k=5,200 --alpha=1.5 --beta=0,0.5 --quiet")
+fi
 
 if [[ ${LOOM_SKIP_BUILD:-0} != 1 ]]; then
   loom_build >&2
@@ -37,15 +42,24 @@ if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L 2>/dev/null | grep -q '
   exit 1
 fi
 
+if [[ $# -eq 0 ]] && [[ $(nvidia-smi --query-gpu=compute_cap --format=csv,noheader -i 0 2>/dev/null) == 9.0 ]]; then
+  sweeps+=("--kernels=sm90 --layouts=rcr,ccc --m=2100 --n=2100 --k=64 --beta=0,0.5 --quiet")
+fi
+
 mkdir -p results
 status=0
 for tool in ${TOOLS:-memcheck racecheck synccheck initcheck}; do
   log=results/sanitize_$tool.log
-  set +e
-  # shellcheck disable=SC2086
-  "$cs" --tool "$tool" --error-exitcode 1 ${SANITIZER_ARGS:-} "$validate" "${args[@]}" >"$log" 2>&1
-  rc=$?
-  set -e
+  : >"$log"
+  rc=0
+  for sweep in "${sweeps[@]}"; do
+    set +e
+    # shellcheck disable=SC2086
+    "$cs" --tool "$tool" --error-exitcode 1 ${SANITIZER_ARGS:-} "$validate" $sweep >>"$log" 2>&1
+    r=$?
+    set -e
+    [[ $r -eq 0 ]] || rc=$r
+  done
   summary=$(grep -Eo 'ERROR SUMMARY: [0-9]+ errors?' "$log" | tail -n1 || true)
   if [[ $rc -eq 0 ]]; then
     echo "$tool: ok (${summary:-no error summary}) - $log"
