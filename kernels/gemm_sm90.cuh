@@ -50,7 +50,12 @@
 // Persistent: the grid is as many clusters as fit on the GPU at once; each walks cluster tiles
 // (a pair of M tiles and one N tile) in steps of the cluster count. Tile order (TileScheduler):
 // groups of kGroupM cluster rows, column by column within a group, so that the clusters in flight
-// share A and B panels in L2.
+// share A and B panels in L2. Stream-K (WorkScheduler): when the last wave of tiles would leave at
+// least a tenth of the clusters idle, that wave's k tiles are dealt out evenly over all clusters
+// instead; a tile split between clusters is summed by the cluster that computes its last k tile,
+// from fp32 partial tiles in a global workspace (one per cluster, CTA and warpgroup), each behind a
+// flag, in a fixed order: the result is deterministic. Problems with fewer tiles than clusters are
+// all stream-K (split-K, in effect).
 //
 // The two consumer warpgroups read the same stages, but warpgroup 1 runs one k tile behind
 // warpgroup 0 (kLag; a `start` barrier sets the lag once, the stage ring keeps it), so that at the
@@ -83,6 +88,8 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <string>
 
 #include "kernels/epilogue.cuh"
@@ -240,19 +247,76 @@ struct Params {
   int tiles_m, tiles_n, k_tiles;
   DType out;
   bool tma_store;  // the epilogue stores D with TMA (else straight from the registers)
+  bool stream_k;   // the partial last wave is shared out by k tiles (WorkScheduler)
+  float* partials;  // stream-K: one partial tile per cluster, CTA and warpgroup (kPartialFloats each)
+  int* flags;       // stream-K: the epoch at which each partial was written
+  int epoch;        // this launch's flag value (the launcher counts launches; flags never reset)
 };
+
+// Floats of one warpgroup's partial tile in the stream-K workspace.
+constexpr int kPartialFloats = 128 * (kBN / 2);
 
 // Cluster tiles in order: unit u is (cluster row, N tile) within groups of kGroupM cluster rows,
 // column by column; the CTA of cluster rank r takes M tile kClusterM * row + r.
 struct TileScheduler {
   int rows, tiles_n, units;  // cluster rows, N tiles, cluster tiles
-  __device__ TileScheduler(int tiles_m, int tiles_n_)
+  __host__ __device__ TileScheduler(int tiles_m, int tiles_n_)
       : rows((tiles_m + kClusterM - 1) / kClusterM), tiles_n(tiles_n_), units(rows * tiles_n_) {}
-  __device__ void tile(int u, unsigned rank, int& m, int& n) const {
+  __host__ __device__ void tile(int u, unsigned rank, int& m, int& n) const {
     int const per_group = kGroupM * tiles_n, first = u / per_group * kGroupM, in_group = u % per_group;
-    int const group_rows = ::min(rows - first, kGroupM);
+    int const group_rows = rows - first < kGroupM ? rows - first : kGroupM;
     m = (first + in_group % group_rows) * kClusterM + int(rank);
     n = in_group / group_rows;
+  }
+};
+
+// What each cluster computes, as pieces: k tiles [k_begin, k_end) of one cluster tile. First the
+// whole tiles of the full waves (cluster c takes tiles c, c + C, ...; C clusters). The tiles of a
+// partial last wave would leave clusters idle, so with stream_k their k tiles, tail * k_tiles of
+// them, are dealt out evenly: cluster c takes iterations [c I / C, (c+1) I / C), I = tail * k_tiles.
+// Such a range is at most k_tiles long, so it touches at most two tiles: the end of one (the
+// cluster finishes that tile: it adds the partial tiles of the clusters before it, which hold the
+// tile's earlier k tiles, and stores D) and the beginning of the next, or the middle of one (a
+// partial: written to the workspace, with a flag). A cluster computes its partial piece first, so a
+// finisher only ever waits for work that waits on nothing. The sum is taken in one fixed order
+// (the finisher's own k tiles, then its predecessors' partials from the nearest back), so the same
+// problem on the same GPU gives the same bits every run.
+struct WorkScheduler {
+  TileScheduler tiles;
+  int clusters, cluster, k_tiles;
+  int dp_units;       // tiles done whole
+  long long sk_iters; // k tiles of the stream-K tail
+  // Cluster `cluster` of `clusters` (the grid's; a kernel passes gridDim.x and blockIdx.x over kClusterM).
+  __host__ __device__ WorkScheduler(int tiles_m, int tiles_n, int k_tiles_, bool stream_k, int clusters_, int cluster_)
+      : tiles(tiles_m, tiles_n), clusters(clusters_), cluster(cluster_), k_tiles(k_tiles_) {
+    int const tail = tiles.units % clusters;
+    bool const sk = stream_k && tail > 0;
+    dp_units = sk ? tiles.units - tail : tiles.units;
+    sk_iters = sk ? (long long)tail * k_tiles : 0;
+  }
+  __host__ __device__ long long range_begin(int c) const { return sk_iters * c / clusters; }
+  // f(unit, k_begin, k_end, finisher) for every piece of this cluster, in order.
+  template <class F>
+  __host__ __device__ void for_each_piece(F&& f) const {
+    for (int u = cluster; u < dp_units; u += clusters) f(u, 0, k_tiles, true);
+    long long const b = range_begin(cluster), e = range_begin(cluster + 1);
+    if (b == e) return;
+    int const u0 = int(b / k_tiles), u1 = int((e - 1) / k_tiles);
+    long long const kb0 = b - (long long)u0 * k_tiles;
+    if (u1 != u0) {  // the beginning of u1 (a partial) first, then the end of u0
+      f(dp_units + u1, 0, int(e - (long long)u1 * k_tiles), e == (long long)(u1 + 1) * k_tiles);
+      f(dp_units + u0, int(kb0), k_tiles, true);
+    } else {
+      f(dp_units + u0, int(kb0), int(e - (long long)u0 * k_tiles), e == (long long)(u0 + 1) * k_tiles);
+    }
+  }
+  // The clusters whose partials hold k tiles [0, k_begin) of stream-K tile `unit` (its finisher
+  // starts at k_begin): the nearest first.
+  template <class F>
+  __host__ __device__ void for_each_contributor(int unit, F&& f) const {
+    long long const first = (long long)(unit - dp_units) * k_tiles;
+    for (int c = cluster - 1; c >= 0 && range_begin(c + 1) > first; --c)
+      if (range_begin(c) < range_begin(c + 1)) f(c);
   }
 };
 
@@ -353,14 +417,15 @@ __device__ __forceinline__ void producer_load(Params const& p, unsigned smem, un
     c0 = int(k_major ? c[1] : c[0]);
     c1 = int(k_major ? c[0] : c[1]);
   };
-  TileScheduler const sched(p.tiles_m, p.tiles_n);
+  WorkScheduler const work(p.tiles_m, p.tiles_n, p.k_tiles, p.stream_k, int(gridDim.x) / kClusterM,
+                           int(blockIdx.x) / kClusterM);
   Ring ring;
-  for (int u = int(blockIdx.x) / kClusterM; u < sched.units; u += int(gridDim.x) / kClusterM) {
+  work.for_each_piece([&](int u, int k_begin, int k_end, bool) {
     int m, n;
-    sched.tile(u, rank, m, n);
+    work.tiles.tile(u, rank, m, n);
     auto const cA = make_identity_tensor(p.shape_a);  // (M,K) -> (m,k)
     auto const cB = make_identity_tensor(p.shape_b);  // (N,K) -> (n,k)
-    for (int kt = 0; kt < p.k_tiles; ++kt) {
+    for (int kt = k_begin; kt < k_end; ++kt) {
       int const s = ring.stage;
       // Both CTAs' consumers are done with this stage (B's boxes go to both).
       mbarrier_wait(empty(s), ring.phase ^ 1u);
@@ -380,7 +445,7 @@ __device__ __forceinline__ void producer_load(Params const& p, unsigned smem, un
       }
       ring.advance();
     }
-  }
+  });
 }
 
 // Consumer MMA and epilogue: warpgroup w (0 or 1) of the tile's rows [64w, 64w + 64).
@@ -415,14 +480,15 @@ __device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, uns
   bool started = false;
 
   auto acc = partition_fragment_C<float, Cfg::kMma, make_layout(make_shape(kBM, kBN))>();  // (2,2,32): the wgmma's D registers
-  TileScheduler const sched(p.tiles_m, p.tiles_n);
+  WorkScheduler const work(p.tiles_m, p.tiles_n, p.k_tiles, p.stream_k, int(gridDim.x) / kClusterM,
+                           int(blockIdx.x) / kClusterM);
   Ring ring;
-  for (int u = int(blockIdx.x) / kClusterM; u < sched.units; u += int(gridDim.x) / kClusterM) {
+  work.for_each_piece([&](int u, int k_begin, int k_end, bool finisher) {
     int m, n;
-    sched.tile(u, rank, m, n);
+    work.tiles.tile(u, rank, m, n);
     int prev = -1;
     if (kLag > 0 && w == 1 && !started) mbarrier_wait(start, 0);
-    for (int kt = 0; kt < p.k_tiles; ++kt) {
+    for (int kt = k_begin; kt < k_end; ++kt) {
       int const s = ring.stage;
       mbarrier_wait(full(s), ring.phase);
       wgmma_fence();
@@ -430,10 +496,10 @@ __device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, uns
       for (int step = 0; step < kBK / 16; ++step) {
         unsigned long long const da = desc_a.advanced(s * A::kDescPerStage + step * A::kDescPerStep).encode();
         unsigned long long const db = desc_b.advanced(s * B::kDescPerStage + step * B::kDescPerStep).encode();
-        wgmma_ss<kType, kBN, kTransA, kTransB>(acc.data, da, db, (kt | step) != 0);
+        wgmma_ss<kType, kBN, kTransA, kTransB>(acc.data, da, db, (kt != k_begin || step != 0) ? 1 : 0);
       }
       wgmma_commit_group();
-      if (kLag > 0 && w == 0 && !started && kt + 1 == kLag) {
+      if (kLag > 0 && w == 0 && !started && kt + 1 - k_begin == kLag) {
         if (signals) mbarrier_arrive_cluster(start, rank);
         started = true;
       }
@@ -449,7 +515,36 @@ __device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, uns
     wgmma_fence_operand(acc.data);
     if (prev >= 0) release(prev);
 
-    if (m < p.tiles_m) {  // the cluster's second M tile may lie past M
+    if (m >= p.tiles_m) return;  // the cluster's second M tile may lie past M (its partials too)
+    int const slot = ((work.cluster * kClusterM + int(rank)) * kConsumers + w);
+    if (!finisher) {  // a partial tile: to the workspace, then the flag
+      float4* const out = reinterpret_cast<float4*>(p.partials + (long long)slot * kPartialFloats);
+#pragma unroll
+      for (int v = 0; v < kBN / 8; ++v)
+        out[v * 128 + tid % 128] = make_float4(acc(4 * v), acc(4 * v + 1), acc(4 * v + 2), acc(4 * v + 3));
+      __threadfence();
+      named_barrier_sync(1 + w, 128);
+      if (signals) st_release_gpu(p.flags + slot, p.epoch);
+      return;
+    }
+    if (k_begin > 0) {  // a stream-K finisher: add the earlier k tiles, nearest first
+      work.for_each_contributor(u, [&](int c) {
+        int const from = ((c * kClusterM + int(rank)) * kConsumers + w);
+        if (signals) {
+          long long const t0 = clock64();
+          while (ld_acquire_gpu(p.flags + from) != p.epoch)
+            if (clock64() - t0 > (1ll << 32)) __trap();  // as mbarrier_wait: fail, never hang
+        }
+        named_barrier_sync(1 + w, 128);
+        float4 const* const in = reinterpret_cast<float4 const*>(p.partials + (long long)from * kPartialFloats);
+#pragma unroll
+        for (int v = 0; v < kBN / 8; ++v) {
+          float4 const x = __ldcg(in + v * 128 + tid % 128);
+          acc(4 * v) += x.x, acc(4 * v + 1) += x.y, acc(4 * v + 2) += x.z, acc(4 * v + 3) += x.w;
+        }
+      });
+    }
+    {
       if (p.tma_store) {
         switch (p.out) {
           case DType::f32: store_d_tma<float>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores); break;
@@ -464,7 +559,7 @@ __device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, uns
         }
       }
     }
-  }
+  });
   // Every TMA store has written D before the CTA exits.
   if (tid % 128 == 0) bulk_wait_group<0>();
 }
@@ -563,6 +658,46 @@ std::string make_tma_maps(Args const& args, CUtensorMap* a, CUtensorMap* b) {
   return err.empty() ? operand_tma<typename Cfg::B>(args.b, args.gb, b) : err;
 }
 
+// The stream-K workspace of one stream: a partial tile per cluster, CTA and warpgroup, and their
+// flags. Allocated on a stream's first stream-K launch and kept (one per stream, so that launches
+// on different streams never share one); launches on one stream are ordered, so a workspace is
+// never used by two at once. Flags hold the epoch of the launch that wrote them, so they are never
+// reset: a launch waits for its own epoch.
+struct StreamKWorkspace {
+  float* partials = nullptr;
+  int* flags = nullptr;
+  int slots = 0;
+  int epoch = 0;
+  int next_epoch() {
+    if (++epoch == 0) ++epoch;  // 0 is the flags' initial value
+    return epoch;
+  }
+};
+
+inline StreamKWorkspace& stream_k_workspace(cudaStream_t stream, int clusters) {
+  static std::mutex lock;
+  static std::map<cudaStream_t, StreamKWorkspace> all;
+  std::lock_guard<std::mutex> guard(lock);
+  StreamKWorkspace& ws = all[stream];
+  int const slots = clusters * kClusterM * kConsumers;
+  if (ws.slots < slots) {
+    if (ws.partials) cudaFree(ws.partials);  // synchronizes: no launch still uses it
+    ws = StreamKWorkspace{};
+    void* mem = nullptr;
+    std::size_t const bytes = std::size_t(slots) * (kPartialFloats * sizeof(float) + sizeof(int));
+    if (cudaMalloc(&mem, bytes) != cudaSuccess) return ws;
+    ws.partials = static_cast<float*>(mem);
+    ws.flags = reinterpret_cast<int*>(ws.partials + std::size_t(slots) * kPartialFloats);
+    if (cudaMemsetAsync(ws.flags, 0, std::size_t(slots) * sizeof(int), stream) != cudaSuccess) {
+      cudaFree(mem);
+      ws = StreamKWorkspace{};
+      return ws;
+    }
+    ws.slots = slots;
+  }
+  return ws;
+}
+
 template <class Cfg, WgmmaType kType>
 cudaError_t launch_kernel(Args const& args, Params& p, cudaStream_t stream) {
   p.shape_a = Coord<2>{{args.ga.shape[0], args.ga.shape[1]}};
@@ -599,7 +734,19 @@ cudaError_t launch_kernel(Args const& args, Params& p, cudaStream_t stream) {
     return cudaOccupancyMaxActiveClusters(&n, kernel, &q) == cudaSuccess && n > 0 ? n : args.sm_count / kClusterM;
   }();
   long long const units = (long long)((p.tiles_m + kClusterM - 1) / kClusterM) * p.tiles_n;
-  cfg.gridDim = dim3(unsigned(kClusterM * (units < max_clusters ? units : max_clusters)));
+  // Stream-K when the last wave would leave at least a tenth of the clusters idle (and there are k
+  // tiles to share); it then takes every cluster.
+  long long const tail = units % max_clusters;
+  p.stream_k = tail > 0 && tail * 10 <= max_clusters * 9 && p.k_tiles >= 2;
+  long long const clusters = p.stream_k ? max_clusters : (units < max_clusters ? units : max_clusters);
+  if (p.stream_k) {
+    StreamKWorkspace& ws = stream_k_workspace(stream, int(clusters));
+    if (!ws.partials) return cudaErrorMemoryAllocation;
+    p.partials = ws.partials;
+    p.flags = ws.flags;
+    p.epoch = ws.next_epoch();
+  }
+  cfg.gridDim = dim3(unsigned(kClusterM * clusters));
   return cudaLaunchKernelEx(&cfg, kernel, p);
 }
 

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstring>
 #include <thread>
+#include <tuple>
+#include <vector>
 
 #include "harness/harness.hpp"
 
@@ -150,6 +152,49 @@ TEST(HarnessGpu, AddKernelThroughRegistry) {
   ErrorStats st = compare(to_host(buf.d), ref, p.out_dtype, p);
   EXPECT_TRUE(st.pass) << st.why;
   EXPECT_EQ(st.unwritten, 0);
+}
+
+// sm90 is deterministic: its stream-K reduction adds partial tiles in a fixed order, so two runs of
+// a case give the same bits. 256 x 4096 x 4096 has 16 cluster tiles for the GPU's clusters, so
+// every tile is split over several clusters (their partials summed by a finisher); 4096 x 4096 x
+// 512 has a partial last wave. Each run must also be right (against cuBLAS within bf16 tolerance).
+TEST(HarnessGpu, Sm90IsDeterministic) {
+  REQUIRE_GPU();
+  DeviceInfo d = query_device(0);
+  KernelInfo const& k = *find_kernel("sm90");
+  if (d.cc != 90) GTEST_SKIP() << "sm90 needs compute capability 9.0";
+  for (auto [m, n, kk] : {std::tuple<int, int, int>{256, 4096, 4096}, {4096, 4096, 512}}) {
+    Problem p;
+    p.op = OpKind::gemm;
+    p.dtype = p.out_dtype = DType::bf16;
+    p.m = m, p.n = n, p.k = kk;
+    ASSERT_TRUE(parse_layout("rcr", &p));
+    p = with_default_lds(p);
+    CaseBuffers buf = make_buffers(p, 0);
+    fill_random(buf.a, 7);
+    fill_random(buf.b, 8);
+    std::vector<std::vector<unsigned char>> bits;
+    for (int run = 0; run < 2; ++run) {
+      poison(buf.d);
+      ASSERT_EQ(run_kernel(k, p, buf.operands(), nullptr, d.cc), "");
+      LOOM_CUDA(cudaGetLastError());
+      LOOM_CUDA(cudaDeviceSynchronize());
+      std::vector<unsigned char> b(std::size_t(buf.d.bytes()));
+      LOOM_CUDA(cudaMemcpy(b.data(), buf.d.data(), b.size(), cudaMemcpyDeviceToHost));
+      bits.push_back(std::move(b));
+    }
+    EXPECT_TRUE(bits[0] == bits[1]) << m << "x" << n << "x" << kk << ": two runs differ";
+    cublasHandle_t h = nullptr;
+    ASSERT_EQ(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+    DeviceMatrix ref(p.out_dtype, p.m, p.n, p.c, p.ldc, 0);
+    Operands rops = buf.operands();
+    rops.d = ref.data();
+    reference_cublas(p, rops, h, nullptr);
+    LOOM_CUDA(cudaDeviceSynchronize());
+    cublasDestroy(h);
+    ErrorStats st = compare(to_host(buf.d), to_host(ref), p.out_dtype, p, typical_rms(p));
+    EXPECT_TRUE(st.pass) << m << "x" << n << "x" << kk << ": " << st.why;
+  }
 }
 
 // The stream waits for a host function between the two events, so the timer must report at least
