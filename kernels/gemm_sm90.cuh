@@ -50,12 +50,12 @@
 // Persistent: the grid is as many clusters as fit on the GPU at once; each walks cluster tiles
 // (a pair of M tiles and one N tile) in steps of the cluster count. Tile order (TileScheduler):
 // groups of kGroupM cluster rows, column by column within a group, so that the clusters in flight
-// share A and B panels in L2. Stream-K (WorkScheduler): when the last wave of tiles would leave at
-// least a tenth of the clusters idle, that wave's k tiles are dealt out evenly over all clusters
-// instead; a tile split between clusters is summed by the cluster that computes its last k tile,
-// from fp32 partial tiles in a global workspace (one per cluster, CTA and warpgroup), each behind a
-// flag, in a fixed order: the result is deterministic. Problems with fewer tiles than clusters are
-// all stream-K (split-K, in effect).
+// share A and B panels in L2. Stream-K (WorkScheduler): a problem with at most half as many cluster
+// tiles as clusters has its k tiles dealt out evenly over all clusters; a tile split between
+// clusters is summed by the cluster that computes its last k tile, from fp32 partial tiles in a
+// global workspace (one per cluster, CTA and warpgroup), each behind a flag, in a fixed order: the
+// result is deterministic. (The scheduler can also deal out just a bigger problem's partial last
+// wave; that measured slower, so the launcher does not ask for it.)
 //
 // The two consumer warpgroups read the same stages, but warpgroup 1 runs one k tile behind
 // warpgroup 0 (kLag; a `start` barrier sets the lag once, the stage ring keeps it), so that at the
@@ -284,39 +284,66 @@ struct TileScheduler {
 struct WorkScheduler {
   TileScheduler tiles;
   int clusters, cluster, k_tiles;
-  int dp_units;       // tiles done whole
-  long long sk_iters; // k tiles of the stream-K tail
-  // Cluster `cluster` of `clusters` (the grid's; a kernel passes gridDim.x and blockIdx.x over kClusterM).
+  int dp_units;  // tiles done whole
+  // The stream-K tail's k tiles, fewer than clusters * k_tiles < 2^32 (k_tiles < 2^25: K < 2^31),
+  // so 32-bit unsigned arithmetic holds them; a 64-bit division here costs registers and a stack
+  // frame in the consumers.
+  unsigned sk_iters, q, r;  // sk_iters = q * clusters + r
   __host__ __device__ WorkScheduler(int tiles_m, int tiles_n, int k_tiles_, bool stream_k, int clusters_, int cluster_)
       : tiles(tiles_m, tiles_n), clusters(clusters_), cluster(cluster_), k_tiles(k_tiles_) {
     int const tail = tiles.units % clusters;
     bool const sk = stream_k && tail > 0;
     dp_units = sk ? tiles.units - tail : tiles.units;
-    sk_iters = sk ? (long long)tail * k_tiles : 0;
+    sk_iters = sk ? unsigned(tail) * unsigned(k_tiles) : 0u;
+    q = sk_iters / unsigned(clusters);
+    r = sk_iters % unsigned(clusters);
   }
-  __host__ __device__ long long range_begin(int c) const { return sk_iters * c / clusters; }
-  // f(unit, k_begin, k_end, finisher) for every piece of this cluster, in order.
+  // floor(sk_iters * c / clusters), without the 64-bit product.
+  __host__ __device__ unsigned range_begin(int c) const { return q * unsigned(c) + r * unsigned(c) / unsigned(clusters); }
+  // The pieces of this cluster, in order, by index (plain loops: a kernel must not pass its
+  // accumulators into a callback, which put them on the stack): the whole tiles of the full waves,
+  // then up to two stream-K pieces.
+  struct Piece {
+    int unit, k_begin, k_end;
+    bool finisher;  // holds the tile's last k tile: sums the partials, stores D
+  };
+  __host__ __device__ int dp_pieces() const { return cluster < dp_units ? (dp_units - cluster + clusters - 1) / clusters : 0; }
+  __host__ __device__ int count() const {
+    unsigned const b = range_begin(cluster), e = range_begin(cluster + 1), kt = unsigned(k_tiles);
+    int const sk = b == e ? 0 : (b / kt != (e - 1) / kt ? 2 : 1);
+    return dp_pieces() + sk;
+  }
+  __host__ __device__ Piece piece(int i) const {
+    int const dp = dp_pieces();
+    if (i < dp) return {cluster + i * clusters, 0, k_tiles, true};
+    unsigned const b = range_begin(cluster), e = range_begin(cluster + 1), kt = unsigned(k_tiles);
+    int const u0 = int(b / kt), u1 = int((e - 1) / kt);
+    unsigned const s0 = unsigned(u0) * kt, s1 = unsigned(u1) * kt;
+    if (u1 != u0 && i == dp)  // the beginning of u1 (a partial) first, then the end of u0
+      return {dp_units + u1, 0, int(e - s1), e == s1 + k_tiles};
+    if (u1 != u0) return {dp_units + u0, int(b - s0), k_tiles, true};
+    return {dp_units + u0, int(b - s0), int(e - s0), e == s0 + k_tiles};
+  }
   template <class F>
-  __host__ __device__ void for_each_piece(F&& f) const {
-    for (int u = cluster; u < dp_units; u += clusters) f(u, 0, k_tiles, true);
-    long long const b = range_begin(cluster), e = range_begin(cluster + 1);
-    if (b == e) return;
-    int const u0 = int(b / k_tiles), u1 = int((e - 1) / k_tiles);
-    long long const kb0 = b - (long long)u0 * k_tiles;
-    if (u1 != u0) {  // the beginning of u1 (a partial) first, then the end of u0
-      f(dp_units + u1, 0, int(e - (long long)u1 * k_tiles), e == (long long)(u1 + 1) * k_tiles);
-      f(dp_units + u0, int(kb0), k_tiles, true);
-    } else {
-      f(dp_units + u0, int(kb0), int(e - (long long)u0 * k_tiles), e == (long long)(u0 + 1) * k_tiles);
+  __host__ __device__ void for_each_piece(F&& f) const {  // for host code and tests
+    for (int i = 0; i < count(); ++i) {
+      Piece const q = piece(i);
+      f(q.unit, q.k_begin, q.k_end, q.finisher);
     }
   }
   // The clusters whose partials hold k tiles [0, k_begin) of stream-K tile `unit` (its finisher
-  // starts at k_begin): the nearest first.
+  // starts at k_begin), the nearest first: c = first_contributor(unit), then next_contributor(c, unit)
+  // while c >= 0.
+  __host__ __device__ int next_contributor(int c, int unit) const {
+    unsigned const first = unsigned(unit - dp_units) * unsigned(k_tiles);
+    for (--c; c >= 0 && range_begin(c + 1) > first; --c)
+      if (range_begin(c) < range_begin(c + 1)) return c;
+    return -1;
+  }
+  __host__ __device__ int first_contributor(int unit) const { return next_contributor(cluster, unit); }
   template <class F>
-  __host__ __device__ void for_each_contributor(int unit, F&& f) const {
-    long long const first = (long long)(unit - dp_units) * k_tiles;
-    for (int c = cluster - 1; c >= 0 && range_begin(c + 1) > first; --c)
-      if (range_begin(c) < range_begin(c + 1)) f(c);
+  __host__ __device__ void for_each_contributor(int unit, F&& f) const {  // for host code and tests
+    for (int c = first_contributor(unit); c >= 0; c = next_contributor(c, unit)) f(c);
   }
 };
 
@@ -420,7 +447,8 @@ __device__ __forceinline__ void producer_load(Params const& p, unsigned smem, un
   WorkScheduler const work(p.tiles_m, p.tiles_n, p.k_tiles, p.stream_k, int(gridDim.x) / kClusterM,
                            int(blockIdx.x) / kClusterM);
   Ring ring;
-  work.for_each_piece([&](int u, int k_begin, int k_end, bool) {
+  for (int i = 0, pieces = work.count(); i < pieces; ++i) {
+    auto const [u, k_begin, k_end, finisher] = work.piece(i);
     int m, n;
     work.tiles.tile(u, rank, m, n);
     auto const cA = make_identity_tensor(p.shape_a);  // (M,K) -> (m,k)
@@ -445,7 +473,7 @@ __device__ __forceinline__ void producer_load(Params const& p, unsigned smem, un
       }
       ring.advance();
     }
-  });
+  }
 }
 
 // Consumer MMA and epilogue: warpgroup w (0 or 1) of the tile's rows [64w, 64w + 64).
@@ -483,7 +511,8 @@ __device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, uns
   WorkScheduler const work(p.tiles_m, p.tiles_n, p.k_tiles, p.stream_k, int(gridDim.x) / kClusterM,
                            int(blockIdx.x) / kClusterM);
   Ring ring;
-  work.for_each_piece([&](int u, int k_begin, int k_end, bool finisher) {
+  for (int i = 0, pieces = work.count(); i < pieces; ++i) {
+    auto const [u, k_begin, k_end, finisher] = work.piece(i);
     int m, n;
     work.tiles.tile(u, rank, m, n);
     int prev = -1;
@@ -515,7 +544,7 @@ __device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, uns
     wgmma_fence_operand(acc.data);
     if (prev >= 0) release(prev);
 
-    if (m >= p.tiles_m) return;  // the cluster's second M tile may lie past M (its partials too)
+    if (m >= p.tiles_m) continue;  // the cluster's second M tile may lie past M (its partials too)
     int const slot = ((work.cluster * kClusterM + int(rank)) * kConsumers + w);
     if (!finisher) {  // a partial tile: to the workspace, then the flag
       float4* const out = reinterpret_cast<float4*>(p.partials + (long long)slot * kPartialFloats);
@@ -525,10 +554,11 @@ __device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, uns
       __threadfence();
       named_barrier_sync(1 + w, 128);
       if (signals) st_release_gpu(p.flags + slot, p.epoch);
-      return;
+      continue;
     }
-    if (k_begin > 0) {  // a stream-K finisher: add the earlier k tiles, nearest first
-      work.for_each_contributor(u, [&](int c) {
+    // A stream-K finisher: add the earlier k tiles, nearest first.
+    for (int c = k_begin > 0 ? work.first_contributor(u) : -1; c >= 0; c = work.next_contributor(c, u)) {
+      {
         int const from = ((c * kClusterM + int(rank)) * kConsumers + w);
         if (signals) {
           long long const t0 = clock64();
@@ -542,7 +572,7 @@ __device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, uns
           float4 const x = __ldcg(in + v * 128 + tid % 128);
           acc(4 * v) += x.x, acc(4 * v + 1) += x.y, acc(4 * v + 2) += x.z, acc(4 * v + 3) += x.w;
         }
-      });
+      }
     }
     {
       if (p.tma_store) {
@@ -559,7 +589,7 @@ __device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, uns
         }
       }
     }
-  });
+  }
   // Every TMA store has written D before the CTA exits.
   if (tid % 128 == 0) bulk_wait_group<0>();
 }
@@ -734,10 +764,11 @@ cudaError_t launch_kernel(Args const& args, Params& p, cudaStream_t stream) {
     return cudaOccupancyMaxActiveClusters(&n, kernel, &q) == cudaSuccess && n > 0 ? n : args.sm_count / kClusterM;
   }();
   long long const units = (long long)((p.tiles_m + kClusterM - 1) / kClusterM) * p.tiles_n;
-  // Stream-K when the last wave would leave at least a tenth of the clusters idle (and there are k
-  // tiles to share); it then takes every cluster.
-  long long const tail = units % max_clusters;
-  p.stream_k = tail > 0 && tail * 10 <= max_clusters * 9 && p.k_tiles >= 2;
+  // Stream-K when there are at most half as many cluster tiles as clusters (and k tiles to share):
+  // each tile then gets two or more clusters. For the partial last wave of a bigger problem it
+  // measured slower than leaving the wave partial (4096^3 bf16: 0.91-0.92x cuBLAS against
+  // 0.96-0.98x), so WorkScheduler's tail mode is used for small problems only.
+  p.stream_k = units * 2 <= max_clusters && p.k_tiles >= 2;
   long long const clusters = p.stream_k ? max_clusters : (units < max_clusters ? units : max_clusters);
   if (p.stream_k) {
     StreamKWorkspace& ws = stream_k_workspace(stream, int(clusters));
