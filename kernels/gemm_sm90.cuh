@@ -50,12 +50,7 @@
 // Persistent: the grid is as many clusters as fit on the GPU at once; each walks cluster tiles
 // (a pair of M tiles and one N tile) in steps of the cluster count. Tile order (TileScheduler):
 // groups of kGroupM cluster rows, column by column within a group, so that the clusters in flight
-// share A and B panels in L2. Stream-K (WorkScheduler): a problem with at most half as many cluster
-// tiles as clusters has its k tiles dealt out evenly over all clusters; a tile split between
-// clusters is summed by the cluster that computes its last k tile, from fp32 partial tiles in a
-// global workspace (one per cluster, CTA and warpgroup), each behind a flag, in a fixed order: the
-// result is deterministic. (The scheduler can also deal out just a bigger problem's partial last
-// wave; that measured slower, so the launcher does not ask for it.)
+// share A and B panels in L2.
 //
 // The two consumer warpgroups read the same stages, but warpgroup 1 runs one k tile behind
 // warpgroup 0 (kLag; a `start` barrier sets the lag once, the stage ring keeps it), so that at the
@@ -88,8 +83,6 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
-#include <map>
-#include <mutex>
 #include <string>
 
 #include "kernels/epilogue.cuh"
@@ -247,103 +240,19 @@ struct Params {
   int tiles_m, tiles_n, k_tiles;
   DType out;
   bool tma_store;  // the epilogue stores D with TMA (else straight from the registers)
-  bool stream_k;   // the partial last wave is shared out by k tiles (WorkScheduler)
-  float* partials;  // stream-K: one partial tile per cluster, CTA and warpgroup (kPartialFloats each)
-  int* flags;       // stream-K: the epoch at which each partial was written
-  int epoch;        // this launch's flag value (the launcher counts launches; flags never reset)
 };
-
-// Floats of one warpgroup's partial tile in the stream-K workspace.
-constexpr int kPartialFloats = 128 * (kBN / 2);
 
 // Cluster tiles in order: unit u is (cluster row, N tile) within groups of kGroupM cluster rows,
 // column by column; the CTA of cluster rank r takes M tile kClusterM * row + r.
 struct TileScheduler {
   int rows, tiles_n, units;  // cluster rows, N tiles, cluster tiles
-  __host__ __device__ TileScheduler(int tiles_m, int tiles_n_)
+  __device__ TileScheduler(int tiles_m, int tiles_n_)
       : rows((tiles_m + kClusterM - 1) / kClusterM), tiles_n(tiles_n_), units(rows * tiles_n_) {}
-  __host__ __device__ void tile(int u, unsigned rank, int& m, int& n) const {
+  __device__ void tile(int u, unsigned rank, int& m, int& n) const {
     int const per_group = kGroupM * tiles_n, first = u / per_group * kGroupM, in_group = u % per_group;
-    int const group_rows = rows - first < kGroupM ? rows - first : kGroupM;
+    int const group_rows = ::min(rows - first, kGroupM);
     m = (first + in_group % group_rows) * kClusterM + int(rank);
     n = in_group / group_rows;
-  }
-};
-
-// What each cluster computes, as pieces: k tiles [k_begin, k_end) of one cluster tile. First the
-// whole tiles of the full waves (cluster c takes tiles c, c + C, ...; C clusters). The tiles of a
-// partial last wave would leave clusters idle, so with stream_k their k tiles, tail * k_tiles of
-// them, are dealt out evenly: cluster c takes iterations [c I / C, (c+1) I / C), I = tail * k_tiles.
-// Such a range is at most k_tiles long, so it touches at most two tiles: the end of one (the
-// cluster finishes that tile: it adds the partial tiles of the clusters before it, which hold the
-// tile's earlier k tiles, and stores D) and the beginning of the next, or the middle of one (a
-// partial: written to the workspace, with a flag). A cluster computes its partial piece first, so a
-// finisher only ever waits for work that waits on nothing. The sum is taken in one fixed order
-// (the finisher's own k tiles, then its predecessors' partials from the nearest back), so the same
-// problem on the same GPU gives the same bits every run.
-struct WorkScheduler {
-  TileScheduler tiles;
-  int clusters, cluster, k_tiles;
-  int dp_units;  // tiles done whole
-  // The stream-K tail's k tiles, fewer than clusters * k_tiles < 2^32 (k_tiles < 2^25: K < 2^31),
-  // so 32-bit unsigned arithmetic holds them; a 64-bit division here costs registers and a stack
-  // frame in the consumers.
-  unsigned sk_iters, q, r;  // sk_iters = q * clusters + r
-  __host__ __device__ WorkScheduler(int tiles_m, int tiles_n, int k_tiles_, bool stream_k, int clusters_, int cluster_)
-      : tiles(tiles_m, tiles_n), clusters(clusters_), cluster(cluster_), k_tiles(k_tiles_) {
-    int const tail = tiles.units % clusters;
-    bool const sk = stream_k && tail > 0;
-    dp_units = sk ? tiles.units - tail : tiles.units;
-    sk_iters = sk ? unsigned(tail) * unsigned(k_tiles) : 0u;
-    q = sk_iters / unsigned(clusters);
-    r = sk_iters % unsigned(clusters);
-  }
-  // floor(sk_iters * c / clusters), without the 64-bit product.
-  __host__ __device__ unsigned range_begin(int c) const { return q * unsigned(c) + r * unsigned(c) / unsigned(clusters); }
-  // The pieces of this cluster, in order, by index (plain loops: a kernel must not pass its
-  // accumulators into a callback, which put them on the stack): the whole tiles of the full waves,
-  // then up to two stream-K pieces.
-  struct Piece {
-    int unit, k_begin, k_end;
-    bool finisher;  // holds the tile's last k tile: sums the partials, stores D
-  };
-  __host__ __device__ int dp_pieces() const { return cluster < dp_units ? (dp_units - cluster + clusters - 1) / clusters : 0; }
-  __host__ __device__ int count() const {
-    unsigned const b = range_begin(cluster), e = range_begin(cluster + 1), kt = unsigned(k_tiles);
-    int const sk = b == e ? 0 : (b / kt != (e - 1) / kt ? 2 : 1);
-    return dp_pieces() + sk;
-  }
-  __host__ __device__ Piece piece(int i) const {
-    int const dp = dp_pieces();
-    if (i < dp) return {cluster + i * clusters, 0, k_tiles, true};
-    unsigned const b = range_begin(cluster), e = range_begin(cluster + 1), kt = unsigned(k_tiles);
-    int const u0 = int(b / kt), u1 = int((e - 1) / kt);
-    unsigned const s0 = unsigned(u0) * kt, s1 = unsigned(u1) * kt;
-    if (u1 != u0 && i == dp)  // the beginning of u1 (a partial) first, then the end of u0
-      return {dp_units + u1, 0, int(e - s1), e == s1 + k_tiles};
-    if (u1 != u0) return {dp_units + u0, int(b - s0), k_tiles, true};
-    return {dp_units + u0, int(b - s0), int(e - s0), e == s0 + k_tiles};
-  }
-  template <class F>
-  __host__ __device__ void for_each_piece(F&& f) const {  // for host code and tests
-    for (int i = 0; i < count(); ++i) {
-      Piece const q = piece(i);
-      f(q.unit, q.k_begin, q.k_end, q.finisher);
-    }
-  }
-  // The clusters whose partials hold k tiles [0, k_begin) of stream-K tile `unit` (its finisher
-  // starts at k_begin), the nearest first: c = first_contributor(unit), then next_contributor(c, unit)
-  // while c >= 0.
-  __host__ __device__ int next_contributor(int c, int unit) const {
-    unsigned const first = unsigned(unit - dp_units) * unsigned(k_tiles);
-    for (--c; c >= 0 && range_begin(c + 1) > first; --c)
-      if (range_begin(c) < range_begin(c + 1)) return c;
-    return -1;
-  }
-  __host__ __device__ int first_contributor(int unit) const { return next_contributor(cluster, unit); }
-  template <class F>
-  __host__ __device__ void for_each_contributor(int unit, F&& f) const {  // for host code and tests
-    for (int c = first_contributor(unit); c >= 0; c = next_contributor(c, unit)) f(c);
   }
 };
 
@@ -444,16 +353,14 @@ __device__ __forceinline__ void producer_load(Params const& p, unsigned smem, un
     c0 = int(k_major ? c[1] : c[0]);
     c1 = int(k_major ? c[0] : c[1]);
   };
-  WorkScheduler const work(p.tiles_m, p.tiles_n, p.k_tiles, p.stream_k, int(gridDim.x) / kClusterM,
-                           int(blockIdx.x) / kClusterM);
+  TileScheduler const sched(p.tiles_m, p.tiles_n);
   Ring ring;
-  for (int i = 0, pieces = work.count(); i < pieces; ++i) {
-    auto const [u, k_begin, k_end, finisher] = work.piece(i);
+  for (int u = int(blockIdx.x) / kClusterM; u < sched.units; u += int(gridDim.x) / kClusterM) {
     int m, n;
-    work.tiles.tile(u, rank, m, n);
+    sched.tile(u, rank, m, n);
     auto const cA = make_identity_tensor(p.shape_a);  // (M,K) -> (m,k)
     auto const cB = make_identity_tensor(p.shape_b);  // (N,K) -> (n,k)
-    for (int kt = k_begin; kt < k_end; ++kt) {
+    for (int kt = 0; kt < p.k_tiles; ++kt) {
       int const s = ring.stage;
       // Both CTAs' consumers are done with this stage (B's boxes go to both).
       mbarrier_wait(empty(s), ring.phase ^ 1u);
@@ -508,16 +415,14 @@ __device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, uns
   bool started = false;
 
   auto acc = partition_fragment_C<float, Cfg::kMma, make_layout(make_shape(kBM, kBN))>();  // (2,2,32): the wgmma's D registers
-  WorkScheduler const work(p.tiles_m, p.tiles_n, p.k_tiles, p.stream_k, int(gridDim.x) / kClusterM,
-                           int(blockIdx.x) / kClusterM);
+  TileScheduler const sched(p.tiles_m, p.tiles_n);
   Ring ring;
-  for (int i = 0, pieces = work.count(); i < pieces; ++i) {
-    auto const [u, k_begin, k_end, finisher] = work.piece(i);
+  for (int u = int(blockIdx.x) / kClusterM; u < sched.units; u += int(gridDim.x) / kClusterM) {
     int m, n;
-    work.tiles.tile(u, rank, m, n);
+    sched.tile(u, rank, m, n);
     int prev = -1;
     if (kLag > 0 && w == 1 && !started) mbarrier_wait(start, 0);
-    for (int kt = k_begin; kt < k_end; ++kt) {
+    for (int kt = 0; kt < p.k_tiles; ++kt) {
       int const s = ring.stage;
       mbarrier_wait(full(s), ring.phase);
       wgmma_fence();
@@ -525,10 +430,10 @@ __device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, uns
       for (int step = 0; step < kBK / 16; ++step) {
         unsigned long long const da = desc_a.advanced(s * A::kDescPerStage + step * A::kDescPerStep).encode();
         unsigned long long const db = desc_b.advanced(s * B::kDescPerStage + step * B::kDescPerStep).encode();
-        wgmma_ss<kType, kBN, kTransA, kTransB>(acc.data, da, db, (kt != k_begin || step != 0) ? 1 : 0);
+        wgmma_ss<kType, kBN, kTransA, kTransB>(acc.data, da, db, (kt | step) != 0);
       }
       wgmma_commit_group();
-      if (kLag > 0 && w == 0 && !started && kt + 1 - k_begin == kLag) {
+      if (kLag > 0 && w == 0 && !started && kt + 1 == kLag) {
         if (signals) mbarrier_arrive_cluster(start, rank);
         started = true;
       }
@@ -544,37 +449,7 @@ __device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, uns
     wgmma_fence_operand(acc.data);
     if (prev >= 0) release(prev);
 
-    if (m >= p.tiles_m) continue;  // the cluster's second M tile may lie past M (its partials too)
-    int const slot = ((work.cluster * kClusterM + int(rank)) * kConsumers + w);
-    if (!finisher) {  // a partial tile: to the workspace, then the flag
-      float4* const out = reinterpret_cast<float4*>(p.partials + (long long)slot * kPartialFloats);
-#pragma unroll
-      for (int v = 0; v < kBN / 8; ++v)
-        out[v * 128 + tid % 128] = make_float4(acc(4 * v), acc(4 * v + 1), acc(4 * v + 2), acc(4 * v + 3));
-      __threadfence();
-      named_barrier_sync(1 + w, 128);
-      if (signals) st_release_gpu(p.flags + slot, p.epoch);
-      continue;
-    }
-    // A stream-K finisher: add the earlier k tiles, nearest first.
-    for (int c = k_begin > 0 ? work.first_contributor(u) : -1; c >= 0; c = work.next_contributor(c, u)) {
-      {
-        int const from = ((c * kClusterM + int(rank)) * kConsumers + w);
-        if (signals) {
-          long long const t0 = clock64();
-          while (ld_acquire_gpu(p.flags + from) != p.epoch)
-            if (clock64() - t0 > (1ll << 32)) __trap();  // as mbarrier_wait: fail, never hang
-        }
-        named_barrier_sync(1 + w, 128);
-        float4 const* const in = reinterpret_cast<float4 const*>(p.partials + (long long)from * kPartialFloats);
-#pragma unroll
-        for (int v = 0; v < kBN / 8; ++v) {
-          float4 const x = __ldcg(in + v * 128 + tid % 128);
-          acc(4 * v) += x.x, acc(4 * v + 1) += x.y, acc(4 * v + 2) += x.z, acc(4 * v + 3) += x.w;
-        }
-      }
-    }
-    {
+    if (m < p.tiles_m) {  // the cluster's second M tile may lie past M
       if (p.tma_store) {
         switch (p.out) {
           case DType::f32: store_d_tma<float>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores); break;
@@ -688,46 +563,6 @@ std::string make_tma_maps(Args const& args, CUtensorMap* a, CUtensorMap* b) {
   return err.empty() ? operand_tma<typename Cfg::B>(args.b, args.gb, b) : err;
 }
 
-// The stream-K workspace of one stream: a partial tile per cluster, CTA and warpgroup, and their
-// flags. Allocated on a stream's first stream-K launch and kept (one per stream, so that launches
-// on different streams never share one); launches on one stream are ordered, so a workspace is
-// never used by two at once. Flags hold the epoch of the launch that wrote them, so they are never
-// reset: a launch waits for its own epoch.
-struct StreamKWorkspace {
-  float* partials = nullptr;
-  int* flags = nullptr;
-  int slots = 0;
-  int epoch = 0;
-  int next_epoch() {
-    if (++epoch == 0) ++epoch;  // 0 is the flags' initial value
-    return epoch;
-  }
-};
-
-inline StreamKWorkspace& stream_k_workspace(cudaStream_t stream, int clusters) {
-  static std::mutex lock;
-  static std::map<cudaStream_t, StreamKWorkspace> all;
-  std::lock_guard<std::mutex> guard(lock);
-  StreamKWorkspace& ws = all[stream];
-  int const slots = clusters * kClusterM * kConsumers;
-  if (ws.slots < slots) {
-    if (ws.partials) cudaFree(ws.partials);  // synchronizes: no launch still uses it
-    ws = StreamKWorkspace{};
-    void* mem = nullptr;
-    std::size_t const bytes = std::size_t(slots) * (kPartialFloats * sizeof(float) + sizeof(int));
-    if (cudaMalloc(&mem, bytes) != cudaSuccess) return ws;
-    ws.partials = static_cast<float*>(mem);
-    ws.flags = reinterpret_cast<int*>(ws.partials + std::size_t(slots) * kPartialFloats);
-    if (cudaMemsetAsync(ws.flags, 0, std::size_t(slots) * sizeof(int), stream) != cudaSuccess) {
-      cudaFree(mem);
-      ws = StreamKWorkspace{};
-      return ws;
-    }
-    ws.slots = slots;
-  }
-  return ws;
-}
-
 template <class Cfg, WgmmaType kType>
 cudaError_t launch_kernel(Args const& args, Params& p, cudaStream_t stream) {
   p.shape_a = Coord<2>{{args.ga.shape[0], args.ga.shape[1]}};
@@ -764,20 +599,7 @@ cudaError_t launch_kernel(Args const& args, Params& p, cudaStream_t stream) {
     return cudaOccupancyMaxActiveClusters(&n, kernel, &q) == cudaSuccess && n > 0 ? n : args.sm_count / kClusterM;
   }();
   long long const units = (long long)((p.tiles_m + kClusterM - 1) / kClusterM) * p.tiles_n;
-  // Stream-K when there are at most half as many cluster tiles as clusters (and k tiles to share):
-  // each tile then gets two or more clusters. For the partial last wave of a bigger problem it
-  // measured slower than leaving the wave partial (4096^3 bf16: 0.91-0.92x cuBLAS against
-  // 0.96-0.98x), so WorkScheduler's tail mode is used for small problems only.
-  p.stream_k = units * 2 <= max_clusters && p.k_tiles >= 2;
-  long long const clusters = p.stream_k ? max_clusters : (units < max_clusters ? units : max_clusters);
-  if (p.stream_k) {
-    StreamKWorkspace& ws = stream_k_workspace(stream, int(clusters));
-    if (!ws.partials) return cudaErrorMemoryAllocation;
-    p.partials = ws.partials;
-    p.flags = ws.flags;
-    p.epoch = ws.next_epoch();
-  }
-  cfg.gridDim = dim3(unsigned(kClusterM * clusters));
+  cfg.gridDim = dim3(unsigned(kClusterM * (units < max_clusters ? units : max_clusters)));
   return cudaLaunchKernelEx(&cfg, kernel, p);
 }
 

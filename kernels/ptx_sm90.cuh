@@ -39,7 +39,7 @@
 //   tma_store_2d(tmap, src, c0, c1), bulk_commit_group(), bulk_wait_group<N>(),
 //   bulk_wait_group_read<N>(), tma_prefetch_descriptor(tmap)
 //   setmaxnreg_dec<R>(), setmaxnreg_inc<R>()                          (warpgroup-collective)
-//   named_barrier_sync(id, threads), ld_acquire_gpu(p), st_release_gpu(p, v)
+//   named_barrier_sync(id, threads)
 #pragma once
 
 #include <cuda_runtime.h>
@@ -355,19 +355,6 @@ __device__ __forceinline__ void setmaxnreg_inc() {
 #else
   LOOM_SM90A_UNSUPPORTED();
 #endif
-}
-
-// Flags between CTAs in global memory (PTX ISA 8.x "Memory Consistency Model": ld.acquire /
-// st.release at .gpu scope; 9.7.9.8 "ld", 9.7.9.10 "st"). A writer makes its data visible
-// (__threadfence, then a barrier among the writers) and one thread releases the flag; the reader's
-// acquire of the flag orders its later reads after the writer's data.
-__device__ __forceinline__ int ld_acquire_gpu(int const* p) {
-  int v;
-  asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-__device__ __forceinline__ void st_release_gpu(int* p, int v) {
-  asm volatile("st.release.gpu.global.b32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
 }
 
 // Named barrier among `threads` threads (a multiple of 32) of the CTA: bar.sync id, threads

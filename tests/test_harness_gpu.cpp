@@ -154,11 +154,10 @@ TEST(HarnessGpu, AddKernelThroughRegistry) {
   EXPECT_EQ(st.unwritten, 0);
 }
 
-// sm90 is deterministic: its stream-K reduction adds partial tiles in a fixed order, so two runs of
-// a case give the same bits. 256 x 4096 x 4096 and 128 x 14336 x 4096 have 16 and 56 cluster tiles
-// for the GPU's 66 clusters: the first is stream-K (every tile split over about four clusters, their
-// partials summed by a finisher), the second whole tiles in one partial wave. Each run must also be
-// right (against cuBLAS within bf16 tolerance).
+// sm90 gives the same bits run after run (each output tile is one cluster's, summed in a fixed
+// order; any split-K or stream-K reduction added later must keep that). 256 x 4096 x 4096 and
+// 128 x 14336 x 4096 are LLM-like shapes with a single, partial wave of tiles. Each run must also
+// be right (against cuBLAS within bf16 tolerance).
 TEST(HarnessGpu, Sm90IsDeterministic) {
   REQUIRE_GPU();
   DeviceInfo d = query_device(0);
