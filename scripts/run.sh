@@ -6,20 +6,37 @@
 #
 # Writes results/bench.json and results/bench.txt (raw, not committed), the plots in docs/plots/
 # and RESULTS.md (committed), and prints the kernels' table last. Arguments go to loom-bench
-# (default: its default sweep).
+# (default: its default sweep). With arguments (a partial sweep) the committed RESULTS.md and
+# docs/plots/ are left alone: the markdown and plots go to results/RESULTS.md and results/plots/,
+# unless LOOM_WRITE_RESULTS=1. Plots of an earlier run are removed before new ones are written.
+# Checks for a GPU before building anything.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-
-loom_build
 
 if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
   echo "run.sh: no CUDA GPU found; the benchmark sweep needs one" >&2
   exit 1
 fi
 
+results_md=RESULTS.md
+plots=docs/plots
+if [[ $# -gt 0 && ${LOOM_WRITE_RESULTS:-0} != 1 ]]; then
+  results_md=results/RESULTS.md
+  plots=results/plots
+  echo "run.sh: a partial sweep: writing $results_md and $plots/ (LOOM_WRITE_RESULTS=1 writes RESULTS.md)" >&2
+fi
+
+loom_build
+
 # Numbers only count for kernels that are right: validate the registry first.
 mkdir -p results
-"$BUILD_DIR/loom-validate" --quiet --output=results/validate.txt
+validate_rc=0
+"$BUILD_DIR/loom-validate" --quiet --output=results/validate.txt || validate_rc=$?
+if [[ $validate_rc -ne 0 ]]; then
+  echo "run.sh: loom-validate failed (exit $validate_rc); failing cases (full report: results/validate.txt):" >&2
+  grep -E ' fail(:|$| \[)' results/validate.txt | head -20 >&2 || true
+  exit "$validate_rc"
+fi
 
 sweep_rc=0
 LOOM_SKIP_BUILD=1 bash scripts/sweep.sh results "$@" || sweep_rc=$?
@@ -45,7 +62,8 @@ fi
 
 command="scripts/run.sh"
 for a in "$@"; do command+=" $(printf '%q' "$a")"; done
-python3 scripts/plot.py results/bench.json --out-dir docs/plots --results-md RESULTS.md --command "$command" \
+rm -f "$plots"/*.png
+python3 scripts/plot.py results/bench.json --out-dir "$plots" --results-md "$results_md" --command "$command" \
   --extra results
 if [[ $sweep_rc -ne 0 ]]; then
   echo "run.sh: loom-bench exited with status $sweep_rc (some benchmarks failed; see above)" >&2
