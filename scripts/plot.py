@@ -15,6 +15,7 @@ import glob
 import json
 import math
 import os
+import re
 import sys
 
 BASELINES = ("cublas", "memcpy_d2d")
@@ -313,7 +314,11 @@ def extra_sections(folder):
         name = os.path.basename(path)[len("profile_"):-len(".txt")]
         with open(path) as f:
             body = f.read().rstrip()
-        out += [f"## Nsight Compute: {name}", "", f"`scripts/profile.sh {name}`:", "", "```", body, "```", ""]
+        # profile_KERNEL_DTYPE_LAYOUT_SHAPE.txt (profile.sh names its outputs after the case)
+        m = re.match(r"^(.+)_(f32|f16|bf16)_([cr]{3})_(\d+x\d+(?:x\d+)?)$", name)
+        cmd = (f"scripts/profile.sh {m.group(1)} {m.group(4)} --dtypes={m.group(2)} --layouts={m.group(3)}"
+               if m else f"scripts/profile.sh {name}")
+        out += [f"## Nsight Compute: {m.group(1) if m else name}", "", f"`{cmd}`:", "", "```", body, "```", ""]
     return out
 
 

@@ -7,12 +7,17 @@
 # may pick one dtype and one layout (--dtypes=f16 --layouts=rrr; default f32, ccc) or set
 # --alpha/--beta. loom-bench runs that case alone (no baselines, no warm-up, one timed launch) and
 # ncu profiles the launch inside its NVTX range, selected with --nvtx-include in the loom domain.
-# Writes, in results/:
-#   profile_KERNEL.ncu-rep   the report (open with ncu-ui, or ncu --import)
-#   profile_KERNEL.txt       short summary: duration, DRAM bandwidth (FLOP/s for gemm), occupancy,
-#                            top warp stalls, shared-memory bank conflicts (printed too)
-#   profile_KERNEL.details.txt   ncu --page details; profile_KERNEL.raw.csv   ncu --page raw --csv
-#   profile_KERNEL.log       ncu's and loom-bench's output
+# --clock-control=base|none (default base, ncu's own default): base locks the GPU's clocks to their
+# base values while profiling, so that profiles compare across runs, and durations come out longer
+# than loom-bench's; none leaves the clocks as loom-bench runs them, so that ncu's duration matches
+# loom-bench's median_us.
+# Writes, in results/, named after the case (CASE = KERNEL_DTYPE_LAYOUT_SHAPE, e.g.
+# sm90_bf16_rcr_4096x4096x4096), so that profiles of other shapes do not overwrite it:
+#   profile_CASE.ncu-rep   the report (open with ncu-ui, or ncu --import)
+#   profile_CASE.txt       short summary: duration, DRAM bandwidth (FLOP/s for gemm), occupancy,
+#                          top warp stalls, shared-memory bank conflicts (printed too)
+#   profile_CASE.details.txt   ncu --page details; profile_CASE.raw.csv   ncu --page raw --csv
+#   profile_CASE.log       ncu's and loom-bench's output
 # Env: NCU (ncu binary), NCU_SET (section set, default full), LOOM_SKIP_BUILD=1 (no build step).
 set -euo pipefail
 
@@ -29,11 +34,15 @@ fi
 # Pick one dtype and one layout out of the extra arguments; the rest go to loom-bench as given.
 dtype=f32
 layout=ccc
+clock=base
 extra=()
 for a in "$@"; do
   case $a in
     --dtypes=*) dtype=${a#--dtypes=} ;;
     --layouts=*) layout=${a#--layouts=} ;;
+    --clock-control=*)
+      clock=${a#--clock-control=}
+      [[ $clock == base || $clock == none ]] || { echo "profile.sh: --clock-control is base or none, got \"$clock\"" >&2; exit 2; } ;;
     --kernels=* | --m=* | --n=* | --k=* | --warmup=* | --iterations=* | --benchmark_filter=*)
       echo "profile.sh: $a is set by profile.sh (give KERNEL and SHAPE instead)" >&2
       exit 2 ;;
@@ -87,7 +96,7 @@ fi
 
 out=results
 mkdir -p "$out"
-base=$out/profile_$kernel
+base=$out/profile_${kernel}_${dtype}_${layout}_$shape
 rep=$base.ncu-rep
 log=$base.log
 : >"$log"
@@ -101,7 +110,7 @@ for filter in "${filters[@]}"; do
   rm -f "$rep" "$base.ncu-repz"
   echo "profile.sh: ncu --nvtx --nvtx-include '$filter'" | tee -a "$log" >&2
   set +e
-  "$ncu" --nvtx --nvtx-include "$filter" --launch-count 1 --set "${NCU_SET:-full}" -f -o "$rep" \
+  "$ncu" --nvtx --nvtx-include "$filter" --launch-count 1 --set "${NCU_SET:-full}" --clock-control "$clock" -f -o "$rep" \
     "$bench" "${sweep[@]}" --warmup=0 --iterations=1 --benchmark_filter="^${case_name}(/|\$)" "${extra[@]}" \
     >>"$log" 2>&1
   rc=$?
@@ -129,6 +138,6 @@ fi
 {
   python3 scripts/ncu_summary.py "$base.raw.csv" --case "$case_name" --op "$op" --m "$m" --n "$n" --k "$k" \
     --dtype "$dtype"
-  echo "report: $rep (NVTX filter '$used', section set ${NCU_SET:-full})"
+  echo "report: $rep (NVTX filter '$used', section set ${NCU_SET:-full}, clock control $clock)"
 } | tee "$base.txt"
 echo "profile.sh: summary in $base.txt, details in $base.details.txt" >&2
