@@ -52,18 +52,45 @@ constexpr int div_basis(Int a, Int b) {
   return -1;
 }
 
-constexpr Int operator*(Int a, Int b) { return {a.v * b.v, a.dyn || b.dyn, mul_basis(a, b)}; }
-constexpr Int operator+(Int a, Int b) { return {a.v + b.v, a.dyn || b.dyn, add_basis(a, b)}; }
-constexpr Int operator-(Int a, Int b) { return {a.v - b.v, a.dyn || b.dyn, add_basis(a, b)}; }
+// On the host at run time the arithmetic is checked (config.hpp): an overflow is a LayoutError.
+constexpr Int operator*(Int a, Int b) {
+#if LOOM_CHECKED_ARITHMETIC
+  if (LOOM_RUNTIME_CHECKED()) return {checked::mul(a.v, b.v), a.dyn || b.dyn, mul_basis(a, b)};
+#endif
+  return {a.v * b.v, a.dyn || b.dyn, mul_basis(a, b)};
+}
+constexpr Int operator+(Int a, Int b) {
+#if LOOM_CHECKED_ARITHMETIC
+  if (LOOM_RUNTIME_CHECKED()) return {checked::add(a.v, b.v), a.dyn || b.dyn, add_basis(a, b)};
+#endif
+  return {a.v + b.v, a.dyn || b.dyn, add_basis(a, b)};
+}
+constexpr Int operator-(Int a, Int b) {
+#if LOOM_CHECKED_ARITHMETIC
+  if (LOOM_RUNTIME_CHECKED()) return {checked::sub(a.v, b.v), a.dyn || b.dyn, add_basis(a, b)};
+#endif
+  return {a.v - b.v, a.dyn || b.dyn, add_basis(a, b)};
+}
 constexpr Int operator/(Int a, Int b) {
   LOOM_REQUIRE(b.v != 0, "division by zero");
+#if LOOM_CHECKED_ARITHMETIC
+  if (LOOM_RUNTIME_CHECKED()) return {checked::div(a.v, b.v), a.dyn || b.dyn, div_basis(a, b)};
+#endif
   return {a.v / b.v, a.dyn || b.dyn, div_basis(a, b)};
 }
 constexpr Int operator%(Int a, Int b) {
   LOOM_REQUIRE(b.v != 0, "modulo by zero");
+#if LOOM_CHECKED_ARITHMETIC
+  if (LOOM_RUNTIME_CHECKED()) return {checked::mod(a.v, b.v), a.dyn || b.dyn, div_basis(a, b)};
+#endif
   return {a.v % b.v, a.dyn || b.dyn, div_basis(a, b)};
 }
-constexpr Int abs(Int a) { return {a.v < 0 ? -a.v : a.v, a.dyn, a.basis}; }
+constexpr Int abs(Int a) {
+#if LOOM_CHECKED_ARITHMETIC
+  if (LOOM_RUNTIME_CHECKED() && a.v < 0) return {checked::neg(a.v), a.dyn, a.basis};
+#endif
+  return {a.v < 0 ? -a.v : a.v, a.dyn, a.basis};
+}
 constexpr Int signum(Int a) { return {i64(a.v > 0) - i64(a.v < 0), a.dyn}; }
 constexpr Int min(Int a, Int b) {
   (void)add_basis(a, b);  // only values of one basis compare
@@ -571,6 +598,12 @@ struct Coord {
   constexpr i64& operator[](int j) { return c[j]; }
   constexpr i64 operator[](int j) const { return c[j]; }
   constexpr Coord& operator+=(Coord const& o) {
+#if LOOM_CHECKED_ARITHMETIC
+    if (LOOM_RUNTIME_CHECKED()) {
+      for (int j = 0; j < R; ++j) c[j] = checked::add(c[j], o.c[j]);
+      return *this;
+    }
+#endif
     LOOM_UNROLL
     for (int j = 0; j < R; ++j) c[j] += o.c[j];
     return *this;
@@ -584,7 +617,15 @@ struct Coord {
 };
 
 // r += x * (stride leaf k): an offset for integer strides, a coordinate for basis strides.
-constexpr void add_scaled(i64& r, i64 x, IntTuple const& stride, int k) { r += x * stride.val[k]; }
+constexpr void add_scaled(i64& r, i64 x, IntTuple const& stride, int k) {
+#if LOOM_CHECKED_ARITHMETIC
+  if (LOOM_RUNTIME_CHECKED()) {
+    r = checked::add(r, checked::mul(x, stride.val[k]));
+    return;
+  }
+#endif
+  r += x * stride.val[k];
+}
 template <int R>
 constexpr void add_scaled(Coord<R>& r, i64 x, IntTuple const& stride, int k) {
   int b = (stride.flag[k] >> IntTuple::kBasisShift) - 1;
@@ -593,6 +634,12 @@ constexpr void add_scaled(Coord<R>& r, i64 x, IntTuple const& stride, int k) {
     return;
   }
   LOOM_REQUIRE(b < R, "a basis stride past the coordinate's rank");
+#if LOOM_CHECKED_ARITHMETIC
+  if (LOOM_RUNTIME_CHECKED()) {
+    r.c[b] = checked::add(r.c[b], checked::mul(x, stride.val[k]));
+    return;
+  }
+#endif
   r.c[b] += x * stride.val[k];
 }
 
@@ -615,6 +662,9 @@ constexpr Acc crd2idx_flat(i64 c, IntTuple const& shape, IntTuple const& stride,
     if (k == last) {
       add_scaled(r, c, stride, k);
     } else {
+#if LOOM_CHECKED_ARITHMETIC
+      if (LOOM_RUNTIME_CHECKED()) LOOM_REQUIRE(shape.val[k] > 0, "a shape that is not positive");
+#endif
       add_scaled(r, c % shape.val[k], stride, k);
       c /= shape.val[k];
     }
@@ -647,8 +697,20 @@ constexpr i64 idx2flat(i64 idx, IntTuple const& shape, IntTuple const& stride, i
     bool static_one = s == 1 && !(shape.flag[k] & IntTuple::kDynamic);
     if (!static_one) {
       LOOM_REQUIRE(stride.val[k] != 0, "idx2crd: a mode of size > 1 has stride 0");
+#if LOOM_CHECKED_ARITHMETIC
+      if (LOOM_RUNTIME_CHECKED()) {
+        LOOM_REQUIRE(s > 0, "a shape that is not positive");
+        c = checked::add(c, checked::mul(checked::div(idx, stride.val[k]) % s, w));
+      } else
+#endif
       c += ((idx / stride.val[k]) % s) * w;
     }
+#if LOOM_CHECKED_ARITHMETIC
+    if (LOOM_RUNTIME_CHECKED()) {
+      w = checked::mul(w, s);
+      continue;
+    }
+#endif
     w *= s;
   }
   return c;

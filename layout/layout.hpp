@@ -42,7 +42,12 @@ struct Layout {
     int p = 1;
     LOOM_UNROLL
     for (int i = 0; i < int(sizeof...(Is)) + 2; ++i) {
-      r += crd2idx_flat(c[i], shape, stride, p);
+#if LOOM_CHECKED_ARITHMETIC
+      if (LOOM_RUNTIME_CHECKED())
+        r = checked::add(r, crd2idx_flat(c[i], shape, stride, p));
+      else
+#endif
+        r += crd2idx_flat(c[i], shape, stride, p);
       p += shape.span[p];
     }
     return r;
@@ -143,6 +148,31 @@ constexpr IntTuple get_flat_coord(Layout const& l, i64 idx) {
 }
 constexpr i64 get_1d_coord(Layout const& l, i64 idx) {
   return crd2idx(get_hier_coord(l, idx), l.shape).v;
+}
+
+// Can every coordinate be read back from its offset: get_hier_coord(L, L(c)) == c for every c in
+// the domain, which is CuTe's postcondition of get_hier_coord (crd2idx of the result is the index)?
+// get_hier_coord takes (idx / stride) % shape in every mode, so this holds exactly when the modes of
+// size > 1, ordered by stride, have positive strides and each stride is a multiple of the previous
+// mode's extent (stride * shape). Compact layouts qualify, and so do layouts with gaps such as
+// (4,2,6):(24,12,1); (2,2):(1,1) (not injective) and anything with a negative stride do not.
+constexpr bool coords_from_offsets(Layout const& l) {
+  IntTuple fs = flatten(wrap(l.shape)), fd = flatten(wrap(l.stride));
+  int r = rank(fs);
+  bool used[IntTuple::kCap] = {};
+  i64 prev_extent = 1;
+  for (int n = 0; n < r; ++n) {
+    int next = -1;  // the unused mode of size > 1 with the smallest stride
+    for (int i = 0; i < r; ++i)
+      if (!used[i] && value(get(fs, i)) > 1 && (next < 0 || value(get(fd, i)) < value(get(fd, next)))) next = i;
+    if (next < 0) break;
+    used[next] = true;
+    i64 d = value(get(fd, next));
+    if (d <= 0 || d % prev_extent != 0) return false;
+    Int extent = Int{d} * as_int(get(fs, next));  // checked on the host
+    prev_extent = extent.v;
+  }
+  return true;
 }
 
 // The sublayout at the underscores of c, and the offset of c (underscores counting as 0).
@@ -466,6 +496,9 @@ constexpr Layout complement_impl(IntTuple const& shape, IntTuple const& stride, 
   // becomes a mode of the complement.
   for (int i = 0; i + 1 < R; ++i) {
     Int min_stride = min_leaf(st);
+    // The first pass sees the smallest stride. A negative one makes CuTe 4.7.0 print negative
+    // shapes, which break complement's contract (a result ordered by increasing offset).
+    LOOM_REQUIRE(min_stride.v > 0, "complement: a negative stride (the complement needs positive strides)");
     int min_idx = 0;
     while (value(get(st, min_idx)) != min_stride.v) ++min_idx;
     Int new_shape = min_stride / last;
@@ -477,6 +510,7 @@ constexpr Layout complement_impl(IntTuple const& shape, IntTuple const& stride, 
     rd.push(IntTuple(last));
   }
   Int s0 = as_int(get(st, 0));
+  LOOM_REQUIRE(s0.v > 0, "complement: a negative stride (the complement needs positive strides)");
   Int new_shape = s0 / last;
   LOOM_REQUIRE(!new_shape.is_constant(0), "complement: the layout is not injective");
   rs.push(IntTuple(new_shape));
@@ -579,6 +613,9 @@ constexpr Layout left_inverse(Layout const& a) {
     int i = m.order[k];
     Int di = as_int(get(m.stride, i));
     if (di.is_constant(0)) continue;
+    // A negative stride gives negative offsets, which no layout takes as indices: CuTe 4.7.0
+    // prints a layout with a negative shape there.
+    LOOM_REQUIRE(di.v > 0, "left_inverse: a negative stride (the layout has negative offsets, which no layout maps back)");
     LOOM_REQUIRE(di.v % covered.v == 0,
                  "left_inverse: a stride is not a multiple of the extent below it (divisibility condition)");
     Int si = di / covered;
@@ -739,7 +776,16 @@ struct LocalPartition {
     LOOM_UNROLL
     for (int i = 0; i < rank(thr); ++i) {
       i64 c = idx2flat(idx, thr.shape, thr.stride, child_node(thr.shape, 0, i));
-      r += crd2idx_flat<Acc>(c, tiled.shape, tiled.stride, child_node(tiled.shape, 0, 0, i));
+      Acc v = crd2idx_flat<Acc>(c, tiled.shape, tiled.stride, child_node(tiled.shape, 0, 0, i));
+#if LOOM_CHECKED_ARITHMETIC
+      if constexpr (std::is_same_v<Acc, i64>) {
+        if (LOOM_RUNTIME_CHECKED()) {
+          r = checked::add(r, v);
+          continue;
+        }
+      }
+#endif
+      r += v;
     }
     return r;
   }

@@ -142,6 +142,14 @@ struct TiledMMA::Partition {
     i64 cy = idx2flat(tid, ts, td, child_node(ts, 0, 1 + y));
     IntTuple const& s = thrfrg.shape;
     IntTuple const& d = thrfrg.stride;
+#if LOOM_CHECKED_ARITHMETIC
+    if constexpr (std::is_same_v<Acc, i64>) {
+      if (LOOM_RUNTIME_CHECKED())
+        return checked::add(checked::add(crd2idx_flat<Acc>(v, s, d, child_node(s, 0, 0, 0)),
+                                         crd2idx_flat<Acc>(cx, s, d, child_node(s, 0, 0, 1, 0))),
+                            crd2idx_flat<Acc>(cy, s, d, child_node(s, 0, 0, 1, 1)));
+    }
+#endif
     return crd2idx_flat<Acc>(v, s, d, child_node(s, 0, 0, 0)) + crd2idx_flat<Acc>(cx, s, d, child_node(s, 0, 0, 1, 0)) +
            crd2idx_flat<Acc>(cy, s, d, child_node(s, 0, 0, 1, 1));
   }

@@ -367,7 +367,7 @@ constexpr Layout tma_partition_vector(i64 num_val_src, Layout const& smem) {
 constexpr i64 tma_multicast_index(i64 num_val_src, IntTuple const& cta_coord, Layout const& cta_layout) {
   LOOM_REQUIRE(detail::tma_coord_in(cta_coord, cta_layout.shape),
                "tma_partition: the CTA coordinate is outside the CTA layout");
-  return cta_layout(cta_coord) * (num_val_src / cosize(cta_layout).v);
+  return (Int{cta_layout(cta_coord)} * Int{num_val_src / cosize(cta_layout).v}).v;  // Int: checked on the host
 }
 
 // Step 3 on one tensor (no offset): ((TMA, TMA_Iter), Rest...).
@@ -394,7 +394,7 @@ constexpr TmaPartition tma_partition(i64 num_val_src, IntTuple const& cta_coord,
   i64 const m = tma_multicast_index(num_val_src, cta_coord, cta_layout);
   TmaPartition r;
   Layout const s = tma_partition_layout(v, smem.layout);
-  r.smem = SwizzleLayout{smem.swizzle, smem.offset + detail::tma_part_eval<i64>(s, m), s};
+  r.smem = SwizzleLayout{smem.swizzle, (Int{smem.offset} + Int{detail::tma_part_eval<i64>(s, m)}).v, s};
   r.gmem = tma_partition_layout(v, gmem);
   if (!has_basis(gmem.stride)) {
     r.gmem_offset = IntTuple(detail::tma_part_eval<i64>(r.gmem, m));
