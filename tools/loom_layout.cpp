@@ -6,7 +6,8 @@
 // tuples (2,(0,3)), `_` for CuTe's underscore (and for X in a Step); tma_partition also reads
 // swizzled layouts (Sw<B,M,S> o L) and basis strides (1@0). The result is printed on one line of
 // stdout (`show` prints a table, tma_partition two lines). Any error prints one line on stderr, naming the op and
-// the argument at fault, and exits with status 2.
+// the argument at fault (quoting at most 80 characters of it), and exits with status 2; a value past
+// 64 bits is such an error, never a wrapped answer.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -37,11 +38,43 @@ constexpr int kExitError = 2;
 // apply, show and swizzle refuse to enumerate more elements than this.
 constexpr i64 kMaxElements = i64(1) << 20;
 
-// An error attributed to one argument (0-based index), or to none (arg < 0).
+// An error attributed to one argument (0-based index), or to none (arg < 0); position is the
+// 1-based character of the argument at fault, 0 when the error concerns it as a whole.
 struct ArgError : std::runtime_error {
   int arg;
-  ArgError(int a, std::string const& msg) : std::runtime_error(msg), arg(a) {}
+  size_t position;
+  ArgError(int a, std::string const& msg, size_t pos = 0) : std::runtime_error(msg), arg(a), position(pos) {}
 };
+
+// Error messages quote at most this many characters of an argument or a value: a 100 KB argument
+// must not come back as a 100 KB line.
+constexpr size_t kQuoteLimit = 80;
+
+// Text safe to quote on one line: control characters as \xNN.
+std::string printable(std::string_view t) {
+  std::string r;
+  for (unsigned char c : t) {
+    if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      r += buf;
+    } else {
+      r += char(c);
+    }
+  }
+  return r;
+}
+
+// At most kQuoteLimit characters of t, around 1-based position pos when there is one, with "..."
+// where text was left out.
+std::string excerpt(std::string_view t, size_t pos = 0) {
+  if (t.size() <= kQuoteLimit) return printable(t);
+  size_t keep = kQuoteLimit - 6;
+  size_t start = pos > keep / 2 ? pos - keep / 2 : 0;
+  if (start + keep > t.size()) start = t.size() - keep;
+  return (start > 0 ? "..." : "") + printable(t.substr(start, keep)) + (start + keep < t.size() ? "..." : "");
+}
+std::string excerpt(std::string const& t) { return excerpt(std::string_view(t)); }
 
 struct Param {
   char const* name;
@@ -219,14 +252,18 @@ struct Args {
 
   bool has(int k) const { return k < int(values.size()); }
 
-  [[noreturn]] void fail(int k, std::string const& msg) const { throw ArgError(k, msg); }
+  // Ops other than size and rank take no layout with an empty tuple in its shape: CuTe 4.7.0 has
+  // no such layout for them (it fails to compile them), so neither an answer nor a guess is right.
+  bool allow_empty_modes = false;
+
+  [[noreturn]] void fail(int k, std::string const& msg, size_t pos = 0) const { throw ArgError(k, msg, pos); }
 
   template <class F>
   auto parse(int k, F&& f) const -> decltype(f(std::string_view{})) {
     try {
       return f(values[size_t(k)]);
     } catch (loom::ParseError const& e) {
-      fail(k, e.brief());
+      fail(k, e.brief(), e.position());
     } catch (loom::LayoutError const& e) {
       fail(k, e.what());
     }
@@ -234,23 +271,56 @@ struct Args {
 
   void check_shape(int k, IntTuple const& shape) const {
     i64 n;
-    if (!checked_size(shape, n)) fail(k, "the size of " + loom::to_string(shape) + " does not fit in 64 bits");
+    if (!checked_size(shape, n)) fail(k, "the size of " + excerpt(loom::to_string(shape)) + " does not fit in 64 bits");
+  }
+  void check_layout_shape(int k, IntTuple const& shape) const {
+    check_shape(k, shape);
+    if (allow_empty_modes) return;
+    for (int i = 0; i < shape.n; ++i)
+      if (shape.arity[i] == 0) {
+        std::string const& t = values[size_t(k)];
+        size_t p = t.find('(');
+        while (p != std::string::npos) {  // the first '(' followed by ')', blanks aside
+          size_t q = t.find_first_not_of(" \t\r\n", p + 1);
+          if (q != std::string::npos && t[q] == ')') break;
+          p = t.find('(', p + 1);
+        }
+        size_t pos = p == std::string::npos ? 0 : p + 1;
+        fail(k, std::string("a layout with an empty tuple () in its shape") + (pos ? " at position " + std::to_string(pos) : "") +
+                    " (CuTe has no such layout here)", pos);
+      }
   }
 
   Layout layout(int k) const {
     Layout l = parse(k, [](std::string_view s) { return loom::parse_layout(s); });
-    check_shape(k, l.shape);
+    check_layout_shape(k, l.shape);
     return l;
   }
   Layout layout_or_shape(int k) const {
     Layout l = parse(k, [](std::string_view s) { return loom::parse_layout_or_shape(s); });
-    check_shape(k, l.shape);
+    check_layout_shape(k, l.shape);
     return l;
   }
   Tile tiler(int k) const {
     Tile t = parse(k, [](std::string_view s) { return loom::parse_tiler(s); });
-    for (int i = 0; i < t.count; ++i) check_shape(k, t.elem[i].shape);
+    for (int i = 0; i < t.count; ++i)
+      if (t.kind[i] == Tile::kLayout) check_layout_shape(k, t.elem[i].shape);
     return t;
+  }
+  // A layout that get_hier_coord reads backwards (also a thread layout, whose index it turns into a
+  // coordinate): unless each coordinate can be read back from its offset, CuTe's answer breaks
+  // get_hier_coord's contract (crd2idx of the coordinate is the index).
+  Layout invertible_layout(int k) const {
+    Layout l = layout(k);
+    bool ok = false;
+    try {
+      ok = loom::coords_from_offsets(l);
+    } catch (loom::LayoutError const&) {  // an extent past 64 bits: no stride can be its multiple
+    }
+    if (!ok)
+      fail(k, "coordinates cannot be read back from offsets: ordered by stride, the modes need positive "
+              "strides, each a multiple of the previous mode's stride times its shape (as in a compact layout)");
+    return l;
   }
   IntTuple shape(int k) const {
     IntTuple s = parse(k, [](std::string_view s) { return loom::parse_shape(s); });
@@ -271,12 +341,12 @@ struct Args {
   }
   SmemArg smem_layout(int k) const {
     SmemArg r = parse(k, [](std::string_view s) { return parse_smem_layout(s); });
-    check_shape(k, r.layout.layout.shape);
+    check_layout_shape(k, r.layout.layout.shape);
     return r;
   }
   Layout coord_layout(int k) const {
     Layout l = parse(k, [](std::string_view s) { return parse_coord_layout(s); });
-    check_shape(k, l.shape);
+    check_layout_shape(k, l.shape);
     return l;
   }
 };
@@ -294,8 +364,8 @@ bool coord_fits(IntTuple const& c, IntTuple const& s) {
 
 void check_coord_profile(Args const& a, int k, IntTuple const& c, IntTuple const& s, char const* what) {
   if (!coord_fits(c, s))
-    a.fail(k, "coordinate " + loom::to_string(c) + " does not follow the modes of " + what + " " +
-                  loom::to_string(s));
+    a.fail(k, "coordinate " + excerpt(loom::to_string(c)) + " does not follow the modes of " + what + " " +
+                  excerpt(loom::to_string(s)));
 }
 
 i64 enumerable_size(Args const& a, int k, Layout const& l) {
@@ -361,26 +431,36 @@ std::string partition(Args& a, char which) {
 template <class F>
 Op divide_or_product(char const* name, char const* example, F f) {
   bool product = std::string_view(name).find("product") != std::string_view::npos;
-  return {name, {kA, product ? kBTiler : kTiler}, "a layout", example, [f](Args& a) {
+  return {name, {kA, product ? kBTiler : kTiler}, "a layout", example, [f, product](Args& a) {
             Layout l = a.layout(0);
             Tile t = a.tiler(1);
             a.blame = 1;
-            return print(f(l, t));
+            try {
+              return print(f(l, t));
+            } catch (loom::LayoutError const& e) {
+              // A product takes the complement of A, a divide that of the tiler.
+              if (product && std::string_view(e.what()).substr(0, 11) == "complement:") a.fail(0, e.what());
+              throw;
+            }
           }};
 }
 
 std::vector<Op> make_ops() {
   std::vector<Op> ops;
-  ops.push_back({"size", {kL}, "an integer", "size '(4,8):(1,4)'",
-                 [](Args& a) { return print(loom::size(a.layout(0)).v); }});
+  ops.push_back({"size", {kL}, "an integer", "size '(4,8):(1,4)'", [](Args& a) {
+                   a.allow_empty_modes = true;
+                   return print(loom::size(a.layout(0)).v);
+                 }});
   ops.push_back({"cosize", {kL}, "an integer", "cosize '(4,8):(1,8)'",
                  [](Args& a) {
                    Layout l = a.layout(0);
                    a.blame = 0;
                    return print(loom::cosize(l).v);
                  }});
-  ops.push_back({"rank", {kL}, "an integer", "rank '((4,2),8):((1,32),4)'",
-                 [](Args& a) { return print(i64(loom::rank(a.layout(0)))); }});
+  ops.push_back({"rank", {kL}, "an integer", "rank '((4,2),8):((1,32),4)'", [](Args& a) {
+                   a.allow_empty_modes = true;
+                   return print(i64(loom::rank(a.layout(0))));
+                 }});
   ops.push_back({"depth", {kL}, "an integer", "depth '((4,2),8):((1,32),4)'",
                  [](Args& a) { return print(i64(loom::depth(a.layout(0)))); }});
   ops.push_back({"apply", {kL}, "L(0),...,L(size-1)", "apply '(2,3):(3,1)'", [](Args& a) {
@@ -464,7 +544,12 @@ std::vector<Op> make_ops() {
                      Layout b = a.layout(0);
                      Layout t = a.layout(1);
                      a.blame = 1;
-                     return print(raked ? loom::raked_product(b, t) : loom::blocked_product(b, t));
+                     try {
+                       return print(raked ? loom::raked_product(b, t) : loom::blocked_product(b, t));
+                     } catch (loom::LayoutError const& e) {
+                       if (std::string_view(e.what()).substr(0, 11) == "complement:") a.fail(0, e.what());
+                       throw;
+                     }
                    }});
   }
   ops.push_back({"crd2idx",
@@ -476,7 +561,7 @@ std::vector<Op> make_ops() {
                    IntTuple s = a.shape(1);
                    IntTuple d = a.stride(2);
                    if (!loom::congruent(s, d))
-                     a.fail(2, "shape " + print(s) + " and stride " + print(d) + " are not congruent");
+                     a.fail(2, "shape " + excerpt(print(s)) + " and stride " + excerpt(print(d)) + " are not congruent");
                    check_coord_profile(a, 0, c, s, "the shape");
                    a.blame = 0;
                    return print(loom::crd2idx(c, s, d).v);
@@ -493,13 +578,13 @@ std::vector<Op> make_ops() {
   for (char const* name : {"get_hier_coord", "get_flat_coord", "get_1d_coord"}) {
     std::string n = name;
     ops.push_back({name,
-                   {{"L", "compact layout SHAPE:STRIDE"}, {"IDX", "index in [0, size(L))"}},
+                   {{"L", "layout SHAPE:STRIDE whose coordinates follow from offsets, e.g. compact"}, {"IDX", "an offset of L, e.g. in [0, size(L)) when L is compact"}},
                    n == "get_1d_coord" ? "an integer" : "a coordinate",
                    n == "get_hier_coord"   ? "get_hier_coord '(4,(2,4)):(1,(4,8))' 13"
                    : n == "get_flat_coord" ? "get_flat_coord '(4,(2,4)):(1,(4,8))' 13"
                                            : "get_1d_coord '(4,(2,4)):(8,(1,2))' 13",
                    [n](Args& a) {
-                     Layout l = a.layout(0);
+                     Layout l = a.invertible_layout(0);
                      i64 idx = a.integer(1);
                      a.blame = 0;
                      if (n == "get_hier_coord") return print(loom::get_hier_coord(l, idx));
@@ -533,21 +618,21 @@ std::vector<Op> make_ops() {
                    // moves the offset. Its modes must follow those of the tiles.
                    if (loom::is_tuple(cd)) {
                      if (loom::rank(cd) > loom::rank(rest))
-                       a.fail(2, "coordinate " + print(c) + " has more modes than the tiles " + print(rest));
+                       a.fail(2, "coordinate " + excerpt(print(c)) + " has more modes than the tiles " + excerpt(print(rest)));
                      for (int i = 0; i < loom::rank(cd); ++i)
                        if (!coord_fits(loom::get(cd, i), loom::get(rest, i)))
-                         a.fail(2, "coordinate " + print(c) + " does not follow the modes of the tiles " + print(rest));
+                         a.fail(2, "coordinate " + excerpt(print(c)) + " does not follow the modes of the tiles " + excerpt(print(rest)));
                    }
                    return print(step ? loom::local_tile(l, t, c, st) : loom::local_tile(l, t, c));
                  }});
   ops.push_back({"local_partition",
                  {kL,
-                  {"THR_LAYOUT", "layout of the threads, e.g. (2,4):(4,1)"},
+                  {"THR_LAYOUT", "layout of the threads, compact or with gaps, e.g. (2,4):(4,1)"},
                   {"THREAD_INDEX", "thread index in [0, size(THR_LAYOUT))"},
                   {"STEP", "optional: projection, `_` drops a thread mode, e.g. (1,_)", true}},
                  "layout@offset", "local_partition '(8,8):(1,8)' '(2,4):(4,1)' 5", [](Args& a) {
                    Layout l = a.layout(0);
-                   Layout thr = a.layout(1);
+                   Layout thr = a.invertible_layout(1);
                    i64 idx = a.integer(2);
                    if (!a.has(3)) {
                      a.blame = 1;
@@ -558,15 +643,19 @@ std::vector<Op> make_ops() {
                    return print(loom::local_partition(l, thr, idx, st));
                  }});
   ops.push_back({"swizzle",
-                 {{"B", "number of mask bits, >= 0"},
-                  {"M", "number of low bits kept, >= 0"},
-                  {"S", "shift, |S| >= B; negative shifts left"},
-                  {"N", "how many offsets to print, from 0"}},
+                 {{"B", "number of mask bits, 0..23"},
+                  {"M", "number of low bits kept, 0..31"},
+                  {"S", "shift, B <= |S| and B + M + |S| <= 61; negative shifts left"},
+                  {"N", "how many offsets to print, from 0 (at most 1048576)"}},
                  "sw(0),...,sw(N-1)", "swizzle 2 0 3 32", [](Args& a) {
                    i64 b = a.integer(0), m = a.integer(1), s = a.integer(2), n = a.integer(3);
-                   if (b < 0 || b > 62) a.fail(0, "B must be in [0, 62]");
-                   if (m < 0 || m > 62) a.fail(1, "M must be in [0, 62]");
-                   if ((s < 0 ? -s : s) < b || s < -62 || s > 62) a.fail(2, "|S| must be in [B, 62]");
+                   // The ranges of loom::make_swizzle, checked here so that each names its argument.
+                   if (b < 0 || b > 23) a.fail(0, "B must be in [0, 23]");
+                   if (m < 0 || m > 31) a.fail(1, "M must be in [0, 31]");
+                   if (s < -61 || s > 61 || (s < 0 ? -s : s) < b) a.fail(2, "|S| must be in [B, 61], B = " + std::to_string(b));
+                   if (b + m + (s < 0 ? -s : s) > 61)
+                     a.fail(2, "B + M + |S| must be at most 61 (the swizzle's bits fit in 62), got " +
+                                   std::to_string(b + m + (s < 0 ? -s : s)));
                    if (n < 0 || n > kMaxElements)
                      a.fail(3, "N must be in [0, " + std::to_string(kMaxElements) + "]");
                    loom::Swizzle sw = loom::make_swizzle(int(b), int(m), int(s));
@@ -609,7 +698,7 @@ std::vector<Op> make_ops() {
          SmemArg sm = a.smem_layout(3);
          Layout g = a.coord_layout(4);
          if (!loom::detail::tma_coord_in(c, cta.shape))
-           a.fail(1, "coordinate " + print(c) + " is outside CTA_LAYOUT " + print(cta) + " (size " +
+           a.fail(1, "coordinate " + excerpt(print(c)) + " is outside CTA_LAYOUT " + excerpt(print(cta)) + " (size " +
                          std::to_string(loom::size(cta).v) + ")");
          Layout const& st = sm.layout.layout;
          i64 tile = loom::size(loom::get(st, 0)).v, gtile = loom::size(loom::get(g, 0)).v;
@@ -679,11 +768,14 @@ extern "C" void on_arithmetic_fault(int) {
   _exit(kExitError);
 }
 
+// One line: the message's own line breaks become spaces, and any other control character (quoted
+// arguments have theirs escaped already) is written as \\xNN.
 std::string one_line(std::string s) {
   for (char& c : s)
     if (c == '\n' || c == '\r') c = ' ';
-  while (!s.empty() && s.back() == ' ') s.pop_back();
-  return s;
+  std::string r = printable(s);
+  while (!r.empty() && r.back() == ' ') r.pop_back();
+  return r;
 }
 
 int report(std::string const& msg) {
@@ -722,7 +814,11 @@ int main(int argc, char** argv) {
       "Notation: a layout is SHAPE:STRIDE, e.g. ((32,8),32):((1,32),256) or 8:1; a tuple is\n"
       "(2,(0,3)); _ is CuTe's underscore (and X in a Step). A tiler is a layout, a shape such as\n"
       "(4,8), or a tuple of layouts, integers and _, e.g. (3:3,(2,4):(1,8)). All integers are\n"
-      "static. Quote arguments for the shell. Errors: one line on stderr, exit status 2.");
+      "static. Quote arguments for the shell. Errors: one line on stderr, exit status 2.\n"
+      "Limits: a tuple holds at most 32 integers and parentheses, a tiler at most 8 layouts;\n"
+      "integers are 64-bit, and any value that does not fit (a size, offset or stride of the\n"
+      "result, or one on the way) is an error naming the argument; apply, show and swizzle print\n"
+      "at most 1048576 values; an error quotes at most 80 characters of an argument.");
 
   std::vector<std::vector<std::string>> values(ops.size());
   std::vector<std::vector<CLI::Option*>> options(ops.size());
@@ -752,8 +848,8 @@ int main(int argc, char** argv) {
     if (first == ops[i].name) op_index = int(i);
   if (!is_help && op_index < 0) {
     if (!first.empty() && first[0] == '-')
-      return report("unknown option '" + first + "'; run 'loom-layout --help'");
-    return report("unknown op '" + first + "'; run 'loom-layout --help' for the list of ops");
+      return report("unknown option '" + excerpt(first) + "'; run 'loom-layout --help'");
+    return report("unknown op '" + excerpt(first) + "'; run 'loom-layout --help' for the list of ops");
   }
   if (op_index >= 0) std::snprintf(g_op_name, sizeof g_op_name, "%s", ops[size_t(op_index)].name);
 
@@ -775,7 +871,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> extra = sub->remaining();
   for (std::string const& x : extra)
     if (x.size() > 1 && x[0] == '-' && !(x[1] >= '0' && x[1] <= '9'))
-      return report(prefix + "unknown option '" + x + "'; usage: loom-layout " + usage(op));
+      return report(prefix + "unknown option '" + excerpt(x) + "'; usage: loom-layout " + usage(op));
   int given = 0;
   for (CLI::Option* o : options[size_t(op_index)]) given += o->count() > 0;
   if (!extra.empty() || given < required_count(op)) {
@@ -788,10 +884,52 @@ int main(int argc, char** argv) {
 
   Args args;
   args.values.assign(values[size_t(op_index)].begin(), values[size_t(op_index)].begin() + given);
-  auto describe = [&](int k, std::string const& msg) {
+  // "OP: argument K (NAME) "TEXT": MESSAGE", quoting at most kQuoteLimit characters of TEXT (around
+  // the position at fault, if any). Messages of the core that start with the op's name lose it.
+  auto describe = [&](int k, std::string msg, size_t pos = 0) {
+    if (msg.compare(0, prefix.size(), prefix) == 0) msg.erase(0, prefix.size());
     if (k < 0 || k >= given) return prefix + msg;
-    return prefix + "argument " + std::to_string(k + 1) + " (" + op.params[size_t(k)].name + ") \"" +
-           args.values[size_t(k)] + "\": " + msg;
+    std::string const& text = args.values[size_t(k)];
+    std::string quoted = "\"" + excerpt(text, pos) + "\"";
+    if (text.size() > kQuoteLimit) quoted += " (" + std::to_string(text.size()) + " characters)";
+    return prefix + "argument " + std::to_string(k + 1) + " (" + op.params[size_t(k)].name + ") " + quoted + ": " + msg;
+  };
+  // An overflow is blamed on the first argument whose own offsets do not fit in 64 bits, else on
+  // the one that holds the integer of largest magnitude (the op's usual culprit among equals).
+  auto overflow_culprit = [&]() {
+    for (int k = 0; k < given; ++k) {
+      try {
+        Layout l = loom::parse_layout(args.values[size_t(k)]);
+        (void)loom::cosize(l);
+      } catch (loom::LayoutError const& e) {
+        if (std::string_view(e.what()) == loom::kOverflowMessage) return k;
+      } catch (std::exception const&) {
+      }
+    }
+    auto largest = [](std::string const& t) {
+      long double m = 0;
+      for (size_t i = 0; i < t.size();) {
+        size_t j = i;
+        while (j < t.size() && t[j] >= '0' && t[j] <= '9') ++j;
+        if (j > i) {
+          long double v = 0;
+          for (size_t d = i; d < j; ++d) v = v * 10 + (t[d] - '0');
+          if (v > m) m = v;
+          i = j;
+        } else {
+          ++i;
+        }
+      }
+      return m;
+    };
+    int best = args.blame;
+    long double best_v = best >= 0 && best < given ? largest(args.values[size_t(best)]) : -1;
+    for (int k = 0; k < given; ++k)
+      if (largest(args.values[size_t(k)]) > best_v) {
+        best = k;
+        best_v = largest(args.values[size_t(k)]);
+      }
+    return best;
   };
   try {
     std::string out = op.run(args);
@@ -799,10 +937,11 @@ int main(int argc, char** argv) {
     std::fputc('\n', stdout);
     return std::fflush(stdout) == 0 ? 0 : kExitError;
   } catch (ArgError const& e) {
-    return report(describe(e.arg, e.what()));
+    return report(describe(e.arg, e.what(), e.position));
   } catch (loom::ParseError const& e) {
-    return report(describe(args.blame, e.brief()));
+    return report(describe(args.blame, e.brief(), e.position()));
   } catch (loom::LayoutError const& e) {
+    if (std::string_view(e.what()) == loom::kOverflowMessage) return report(describe(overflow_culprit(), e.what()));
     return report(describe(args.blame, e.what()));
   } catch (std::bad_alloc const&) {
     return report(prefix + "out of memory");
