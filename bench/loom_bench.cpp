@@ -23,6 +23,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <cmath>
 #include <cstdlib>
 #include <deque>
 #include <functional>
@@ -30,6 +31,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <regex>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -53,10 +55,23 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-[[noreturn]] void die(std::string msg, int status) {
-  for (char& ch : msg)
-    if (ch == '\n' || ch == '\r') ch = ' ';
-  std::fprintf(stderr, "loom-bench: %s\n", msg.c_str());
+// One line however the message came: line breaks become spaces, other control characters \\xNN,
+// and a message past 400 characters (a huge option value quoted back) is cut.
+[[noreturn]] void die(std::string const& msg, int status) {
+  std::string line;
+  for (char ch : msg) {
+    if (ch == '\n' || ch == '\r') {
+      line += ' ';
+    } else if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(ch));
+      line += buf;
+    } else {
+      line += ch;
+    }
+  }
+  if (line.size() > 400) line = line.substr(0, 397) + "...";
+  std::fprintf(stderr, "loom-bench: %s\n", line.c_str());
   std::exit(status);
 }
 
@@ -72,6 +87,7 @@ struct Options {
   std::int64_t iterations = 0;
   int device = 0;
   bool list_kernels = false;
+  std::uint64_t max_cases = harness::kBenchMaxCases;
 
   // --kernels alone picks kernels out of the default sweep; the other sweep options replace it.
   bool custom_sweep() const {
@@ -213,6 +229,31 @@ std::vector<harness::SweepSpec> build_specs(Options const& o) {
   if (o.has_alpha) alpha = real_list("alpha", o.alpha);
   std::optional<std::vector<double>> beta;
   if (o.has_beta) beta = real_list("beta", o.beta);
+
+  // Every M gets a spec of the same size: count them all before building any, since a huge sweep
+  // (--m=1:100000 --n=1:100000) would not even fit as specs.
+  std::uint64_t total = 0;
+  for (OpKind op : {OpKind::add, OpKind::gemm}) {
+    std::vector<std::string> of_op;
+    for (auto const& n : names)
+      if (loom::find_kernel(n)->op == op) of_op.push_back(n);
+    if (of_op.empty()) continue;
+    std::vector<std::int64_t> const& m_list = ms ? *ms : (op == OpKind::add ? kDefaultAddSizes : kDefaultGemmSizes);
+    harness::SweepSpec one = base(op, of_op);
+    one.dtypes = dtypes;
+    one.layouts = layouts;
+    one.m = {1};
+    one.n = ns ? *ns : std::vector<std::int64_t>{1};
+    one.k = ks ? *ks : std::vector<std::int64_t>{1};
+    one.alpha = alpha;
+    one.beta = beta ? *beta : std::vector<double>{1.0};
+    unsigned __int128 const n = (unsigned __int128)harness::count_cases(one) * m_list.size();
+    total = n > ~std::uint64_t(0) - total ? ~std::uint64_t(0) : total + std::uint64_t(n);
+  }
+  if (total > o.max_cases)
+    throw UsageError("the sweep has " + std::to_string(total) + (total == ~std::uint64_t(0) ? " or more" : "") +
+                     " cases, more than the limit of " +
+                     std::to_string(o.max_cases) + "; narrow it, or raise the limit with --max-cases");
 
   for (OpKind op : {OpKind::add, OpKind::gemm}) {
     std::vector<std::string> of_op;
@@ -675,6 +716,65 @@ std::string describe_reasons(unsigned long long mask) {
 // ---------------------------------------------------------------------------------------------
 // main
 
+// The Google Benchmark flags whose values can be wrong, checked as it would check them (or as it
+// would fail on them later): "" when all are fine, else one line naming the first bad one.
+std::string check_benchmark_flags(int argc, char** argv) {
+  auto is_number = [](std::string const& v, double* out) {
+    if (v.empty() || std::isspace(static_cast<unsigned char>(v[0]))) return false;
+    char* end = nullptr;
+    double const d = std::strtod(v.c_str(), &end);
+    if (end != v.c_str() + v.size() || !std::isfinite(d)) return false;
+    *out = d;
+    return true;
+  };
+  auto one_of = [](std::string const& v, std::initializer_list<char const*> names) {
+    for (char const* n : names)
+      if (v == n) return true;
+    return false;
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string const a = argv[i];
+    if (a.rfind("--benchmark_", 0) != 0) continue;
+    std::string::size_type const eq = a.find('=');
+    std::string const flag = a.substr(0, eq);
+    std::string const v = eq == std::string::npos ? "" : a.substr(eq + 1);
+    std::string const bad = flag + "=" + v + ": ";
+    double d = 0;
+    if (flag == "--benchmark_format" || flag == "--benchmark_out_format") {
+      if (!one_of(v, {"console", "json", "csv"})) return bad + "expected console, json or csv";
+    } else if (flag == "--benchmark_time_unit") {
+      if (!one_of(v, {"ns", "us", "ms", "s"})) return bad + "expected ns, us, ms or s";
+    } else if (flag == "--benchmark_min_time") {
+      std::string num = v;
+#if LOOM_BENCHMARK_MIN_TIME_SUFFIX  // Google Benchmark >= 1.8: "2s" (seconds) or "100x" (iterations)
+      if (!num.empty() && (num.back() == 's' || num.back() == 'x')) num.pop_back();
+#endif
+#if LOOM_BENCHMARK_MIN_TIME_SUFFIX
+      if (!is_number(num, &d) || !(d > 0)) return bad + "expected a positive number of seconds (2 or 2s) or of iterations (100x)";
+#else
+      if (!is_number(num, &d) || !(d > 0)) return bad + "expected a positive number of seconds";
+#endif
+    } else if (flag == "--benchmark_min_warmup_time") {
+      if (!is_number(v, &d) || d < 0) return bad + "expected a non-negative number of seconds";
+    } else if (flag == "--benchmark_repetitions") {
+      if (!is_number(v, &d) || d < 1 || d > 1e6 || d != std::floor(d) || v.find_first_not_of("0123456789") != std::string::npos)
+        return bad + "expected a whole number of repetitions in [1, 1000000]";
+    } else if (flag == "--benchmark_filter") {
+      std::string re = v;
+      if (re.empty() || re == "all") re = ".";
+      if (re[0] == '-') re.erase(0, 1);  // a negative filter
+      try {
+        std::regex const r(re, std::regex_constants::extended);
+      } catch (std::regex_error const& e) {
+        return bad + "not a regular expression (" + e.what() + ")";
+      }
+    } else if (flag == "--benchmark_out") {
+      if (std::string const why = harness::why_not_writable(v); !why.empty()) return bad + "cannot write the file: " + why;
+    }
+  }
+  return "";
+}
+
 CLI::App* g_app = nullptr;
 
 void print_help() {
@@ -723,13 +823,25 @@ int main(int argc, char** argv) {
                  "Exactly this many timed launches per benchmark (default: by time)")
       ->check(CLI::Range(std::int64_t(0), std::int64_t(1000000000)));
   app.add_option("--device", o.device, "CUDA device ordinal (default: 0)")->check(CLI::Range(0, 1023));
-  app.add_flag("--list-kernels", o.list_kernels, "List the kernels (name, op, dtypes, description) and exit");
+  app.add_option("--max-cases", o.max_cases,
+                 "Refuse a sweep of more cases than this (default: " + std::to_string(harness::kBenchMaxCases) + ")")
+      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 62));
+  // A flag takes no value: --list-kernels=2 is an error, not a yes.
+  app.add_flag("--list-kernels", o.list_kernels, "List the kernels (name, op, dtypes, description) and exit")
+      ->disable_flag_override();
   app.footer(
       "Every --benchmark_* flag goes to Google Benchmark (--help lists them), e.g. "
       "--benchmark_filter=REGEX --benchmark_format=json --benchmark_out=FILE --benchmark_out_format=json.\n"
       "Counters: median_us, GB/s or TFLOP/s, pct_peak, vs_cublas (throughput / cuBLAS's, same run).");
   g_app = &app;
 
+  // Google Benchmark's flags are checked here first: it prints its own line and leaves a bad one in
+  // argv (--benchmark_min_time=abc), or prints the whole help and exits 0 (--benchmark_format=xml),
+  // or finds the problem only when it runs (--benchmark_out into a missing directory).
+  if (std::string const why = check_benchmark_flags(argc, argv); !why.empty()) die(why, 2);
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]).rfind("--list-kernels=", 0) == 0)
+      die(std::string("--list-kernels takes no value, found \"") + argv[i] + "\"", 2);
   // Google Benchmark takes its flags out of argv first; CLI11 then gets the rest, strictly.
   benchmark::Initialize(&argc, argv, print_help);
   try {
@@ -738,6 +850,9 @@ int main(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
     die(std::string(e.what()) + " (see --help)", 2);
   }
+  // CLI11's range check lets NaN through (every comparison with it is false).
+  if (!(o.min_time >= 1e-6 && o.min_time <= 3600.0))
+    die("--min-time: expected seconds in [1e-06, 3600], found " + fmt("%g", o.min_time), 2);
   o.has_kernels = o_kernels->count() > 0;
   o.has_dtypes = o_dtypes->count() > 0;
   o.has_layouts = o_layouts->count() > 0;

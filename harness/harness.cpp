@@ -20,6 +20,9 @@
 #include <limits>
 #include <utility>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace loom::harness {
 
 // =============================================================================================
@@ -456,6 +459,49 @@ std::vector<Case> expand(SweepSpec const& s) {
                 }
     }
   return out;
+}
+
+std::uint64_t count_cases(SweepSpec const& s) {
+  using u128 = unsigned __int128;
+  u128 const cap = ~std::uint64_t(0);
+  auto mul = [&](u128 a, u128 b) { return a > 0 && b > cap / a ? cap : a * b; };
+  u128 per_dims = 0;  // (kernel, dtype, out dtype) triples, as expand's outer loops take them
+  for (auto const& name : s.kernels) {
+    KernelInfo const* k = find_kernel(name);
+    if (!k) throw std::invalid_argument("unknown kernel \"" + name + "\"");
+    if (k->op != s.op) continue;
+    for (DType t : s.dtypes) {
+      if (std::find(k->dtypes.begin(), k->dtypes.end(), t) == k->dtypes.end()) continue;
+      if (s.op == OpKind::gemm && t != DType::f32 && !s.out_dtypes.empty()) {
+        for (DType o : s.out_dtypes) per_dims += (o == t || o == DType::f32) ? 1 : 0;
+      } else {
+        per_dims += 1;
+      }
+    }
+  }
+  u128 n = per_dims;
+  n = mul(n, s.layouts.size());
+  n = mul(n, s.mn_pairs.empty() ? mul(s.m.size(), s.n.size()) : u128(s.mn_pairs.size()));
+  n = mul(n, s.op == OpKind::add ? 1 : s.k.size());
+  n = mul(n, s.ab_pairs.empty() ? mul(s.alpha.size(), s.beta.size()) : u128(s.ab_pairs.size()));
+  n = mul(n, s.ld_pad.size());
+  n = mul(n, s.misalign.size());
+  return n > cap ? std::uint64_t(cap) : std::uint64_t(n);
+}
+
+std::string why_not_writable(std::string const& path) {
+  if (path.empty()) return "the file name is empty";
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return "it is a directory";
+    return ::access(path.c_str(), W_OK) == 0 ? "" : "it is not writable";
+  }
+  std::string::size_type const slash = path.find_last_of('/');
+  std::string const dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  if (::stat(dir.c_str(), &st) != 0) return "no directory " + dir;
+  if (!S_ISDIR(st.st_mode)) return dir + " is not a directory";
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) return "directory " + dir + " is not writable";
+  return "";
 }
 
 SweepSpec default_validate_sweep(OpKind op) {

@@ -137,6 +137,16 @@ struct Case {
 // For add, k is set to 0 (unused) and the k list is ignored. Throws std::invalid_argument on an unknown
 // kernel or a bad layout string.
 std::vector<Case> expand(SweepSpec const&);
+// How many cases expand(spec) gives, counted without building them (saturates at UINT64_MAX), so
+// that a tool refuses a sweep too large to hold before it allocates any of it.
+std::uint64_t count_cases(SweepSpec const&);
+// The largest sweeps loom-validate and loom-bench take unless --max-cases raises the limit. The
+// default validation sweep has about 14,000 cases; a benchmark case takes about a second.
+inline constexpr std::uint64_t kValidateMaxCases = 100000;
+inline constexpr std::uint64_t kBenchMaxCases = 10000;
+// "" when a file can be written at `path` (an existing writable file, or a new one in an existing
+// writable directory), else why not; the file is neither created nor changed.
+std::string why_not_writable(std::string const& path);
 // The default correctness sweep for one op, with kernels = every registered kernel of that op
 // (may be empty for an op without kernels).
 SweepSpec default_validate_sweep(OpKind);

@@ -7,13 +7,16 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/harness.hpp"
@@ -45,16 +48,25 @@ struct Record {
   std::string path;    // the kernel's path for this case (KernelInfo::path), "" for a kernel with one
 };
 
+// One line however the message came: line breaks become "; ", other control characters \\xNN, and
+// a message past kMaxMessage characters (a huge option value quoted back) is cut.
 std::string one_line(std::string s) {
+  constexpr std::size_t kMaxMessage = 400;
   std::string out;
   for (char c : s) {
     if (c == '\n') {
       if (!out.empty() && out.back() != ' ') out += "; ";
-    } else if (c != '\r') {
+    } else if (c == '\r') {
+    } else if ((unsigned char)c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", (unsigned char)c);
+      out += buf;
+    } else {
       out += c;
     }
   }
   while (!out.empty() && (out.back() == ' ' || out.back() == ';')) out.pop_back();
+  if (out.size() > kMaxMessage) out = out.substr(0, kMaxMessage - 3) + "...";
   return out;
 }
 
@@ -97,6 +109,19 @@ std::vector<std::string> name_list(std::string const& opt, std::string const& te
   } catch (std::invalid_argument const& e) {
     throw BadInput(opt + ": " + e.what());
   }
+}
+
+// A non-negative integer option that fills 64 bits: digits only, no sign, no wrap-around.
+std::uint64_t unsigned_option(std::string const& opt, std::string const& text) {
+  std::uint64_t v = 0;
+  bool ok = !text.empty() && text.size() <= 20;
+  for (char c : text) ok = ok && c >= '0' && c <= '9';
+  if (ok) {
+    auto const r = std::from_chars(text.data(), text.data() + text.size(), v);
+    ok = r.ec == std::errc() && r.ptr == text.data() + text.size();
+  }
+  if (!ok) throw BadInput(opt + ": expected an integer in [0, 18446744073709551615], found \"" + text + "\"");
+  return v;
 }
 
 std::uint64_t case_seed(std::uint64_t seed, std::size_t index) {
@@ -367,8 +392,9 @@ int run(int argc, char** argv) {
       "Exit status: 0 all passed, 1 a case failed, 2 bad input or no usable GPU.",
       "loom-validate"};
   std::string kernels_s, op_s, dtypes_s, out_dtypes_s, layouts_s, m_s, n_s, k_s, alpha_s, beta_s, pad_s, mis_s;
-  std::string ref_s = "auto", format_s = "table", output_s;
+  std::string ref_s = "auto", format_s = "table", output_s, seed_s, max_cases_s;
   std::uint64_t seed = 20240601;
+  std::uint64_t max_cases = h::kValidateMaxCases;
   int device = 0;
   bool list = false, quiet = false;
   app.add_option("--kernels", kernels_s, "Comma list of kernels (default: all registered)");
@@ -385,14 +411,21 @@ int run(int argc, char** argv) {
   app.add_option("--beta", beta_s, "beta sweep");
   app.add_option("--ld-pad", pad_s, "Elements added to every leading dimension");
   app.add_option("--misalign", mis_s, "Element offset of every base pointer");
-  app.add_option("--seed", seed, "Random seed (each case derives its own)");
+  app.add_option("--seed", seed_s, "Random seed, an integer in [0, 2^64) (default: 20240601; each case derives its own)");
   app.add_option("--reference", ref_s,
                  "auto (host fp64 for small cases and dtypes cuBLAS lacks, else cuBLAS), cublas, host");
   app.add_option("--format", format_s, "table, csv or json");
   app.add_option("--output", output_s, "Write the report to FILE (the summary line still goes to stdout)");
   app.add_option("--device", device, "CUDA device ordinal");
-  app.add_flag("--list", list, "List the registered kernels and exit");
-  app.add_flag("--quiet", quiet, "Report only failures and the summary");
+  app.add_option("--max-cases", max_cases_s,
+                 "Refuse a sweep of more cases than this (default: " + std::to_string(h::kValidateMaxCases) + ")");
+  // A flag takes no value: --list=2 is an error, not a yes.
+  app.add_flag("--list", list, "List the registered kernels and exit")->disable_flag_override();
+  app.add_flag("--quiet", quiet, "Report only failures and the summary")->disable_flag_override();
+  for (int i = 1; i < argc; ++i)
+    for (char const* flag : {"--list=", "--quiet="})
+      if (std::string_view(argv[i]).rfind(flag, 0) == 0)
+        throw BadInput(std::string(flag, std::strlen(flag) - 1) + " takes no value, found \"" + argv[i] + "\"");
   try {
     app.parse(argc, argv);
   } catch (CLI::ParseError const& e) {
@@ -495,8 +528,16 @@ int run(int argc, char** argv) {
   else if (format_s == "json") format = Format::json;
   else throw BadInput("unknown --format \"" + format_s + "\" (table, csv, json)");
   if (device < 0) throw BadInput("--device: ordinal must be non-negative, found " + std::to_string(device));
+  if (app.count("--seed")) seed = unsigned_option("--seed", seed_s);
+  if (app.count("--max-cases")) max_cases = unsigned_option("--max-cases", max_cases_s);
+  if (!output_s.empty()) {
+    std::string const why = h::why_not_writable(output_s);
+    if (!why.empty()) throw BadInput("cannot write --output file \"" + output_s + "\": " + why);
+  }
 
-  std::vector<h::Case> cases;
+  // The sweep is counted before it is built, so that a huge one is refused, not allocated.
+  std::vector<h::SweepSpec> specs;
+  std::uint64_t total = 0;
   for (OpKind op : {OpKind::add, OpKind::gemm}) {
     h::SweepSpec spec = h::default_validate_sweep(op);
     spec.kernels.clear();
@@ -515,6 +556,16 @@ int run(int argc, char** argv) {
     if (!betas.empty()) spec.beta = betas;
     if (!pads.empty()) spec.ld_pad = pads;
     if (!mis.empty()) spec.misalign.assign(mis.begin(), mis.end());
+    std::uint64_t const n = h::count_cases(spec);
+    total = n > ~std::uint64_t(0) - total ? ~std::uint64_t(0) : total + n;
+    specs.push_back(spec);
+  }
+  if (total > max_cases)
+    throw BadInput("the sweep has " + std::to_string(total) + (total == ~std::uint64_t(0) ? " or more" : "") +
+                   " cases, more than the limit of " +
+                   std::to_string(max_cases) + "; narrow it, or raise the limit with --max-cases");
+  std::vector<h::Case> cases;
+  for (h::SweepSpec const& spec : specs) {
     auto more = h::expand(spec);
     cases.insert(cases.end(), more.begin(), more.end());
   }
@@ -599,9 +650,9 @@ int main(int argc, char** argv) {
   try {
     return run(argc, argv);
   } catch (h::NoGpu const& e) {
-    std::fprintf(stderr, "loom-validate: %s\n", e.what());
+    std::fprintf(stderr, "loom-validate: %s\n", one_line(e.what()).c_str());
   } catch (BadInput const& e) {
-    std::fprintf(stderr, "loom-validate: %s\n", e.what());
+    std::fprintf(stderr, "loom-validate: %s\n", one_line(e.what()).c_str());
   } catch (std::exception const& e) {
     std::fprintf(stderr, "loom-validate: %s\n", one_line(e.what()).c_str());
   }

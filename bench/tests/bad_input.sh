@@ -38,6 +38,38 @@ expect "--warmup=-1" "--warmup"
 expect "--no-such-option" "--no-such-option"
 expect "--benchmark_no_such_flag=1" "--benchmark_no_such_flag"
 
+# Issue 12: every option, Google Benchmark's included, is checked before the GPU is looked for; a
+# sweep is counted before it is built (--m=1:1000 --n=1:1000 --k=1:1000 died of std::bad_alloc).
+expect "--min-time=nan" "--min-time: expected seconds in [1e-06, 3600], found nan"
+expect "--benchmark_min_time=-1" "--benchmark_min_time=-1: expected a positive number of seconds"
+expect "--benchmark_min_time=abc" "--benchmark_min_time=abc: expected a positive number"
+expect "--benchmark_repetitions=-1" "--benchmark_repetitions=-1: expected a whole number of repetitions"
+expect "--benchmark_filter=[" "--benchmark_filter=[: not a regular expression"
+expect "--benchmark_out=/nonexistent/dir/x.json" "--benchmark_out=/nonexistent/dir/x.json: cannot write the file: no directory /nonexistent/dir"
+expect "--benchmark_format=xml" "--benchmark_format=xml: expected console, json or csv"
+expect "--benchmark_out_format=xml" "--benchmark_out_format=xml: expected console, json or csv"
+expect "--list-kernels=2" '--list-kernels takes no value, found "--list-kernels=2"'
+expect "--m=1:1000 --n=1:1000 --k=1:1000" "the sweep has 6003000000 cases, more than the limit of 10000; narrow it, or raise the limit with --max-cases"
+expect "--m=1:1000000 --n=1:1000000" "the sweep has 9000000000000 cases"
+expect "--kernels=add --m=1:5 --n=1:5 --max-cases=10" "the sweep has 75 cases, more than the limit of 10"
+
+# expect_argv WANT ARG...: as expect, for arguments with blanks or line breaks in them.
+expect_argv() {
+  local want=$1 rc lines
+  shift
+  checks=$((checks + 1))
+  "$bench" "$@" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  lines=$(wc -l <"$tmp/err")
+  if [[ $rc -ne 2 || $lines -ne 1 || -s $tmp/out ]] || ! grep -qF -- "$want" "$tmp/err"; then
+    echo "FAIL: loom-bench $* -> exit $rc, $lines stderr line(s), want one line with: $want"
+    sed 's/^/  stderr: /' "$tmp/err"
+    fails=$((fails + 1))
+  fi
+}
+expect_argv "--benchmark_min_time=1 2: expected a positive number" --benchmark_min_time=$'1\n2'
+expect_argv 'unknown kernel "a b"' --kernels=$'a\nb'
+
 # Help and the kernel list need no GPU.
 checks=$((checks + 2))
 if ! "$bench" --help >"$tmp/out" 2>&1 || ! grep -q -- "--benchmark_filter" "$tmp/out"; then

@@ -33,4 +33,20 @@ expect_bad_input "--device: ordinal must be non-negative" --device=-1
 expect_bad_input "was not expected" --bogus-option
 expect_bad_input "was not expected" stray
 
+# Issue 12: every option is checked before the GPU is looked for, and a sweep is counted before it
+# is built (these said "no CUDA GPU found", or took 3 GB and 12 s, before).
+expect_bad_input "cannot write --output file \"/nonexistent/dir/x.json\": no directory /nonexistent/dir" --output=/nonexistent/dir/x.json
+expect_bad_input "cannot write --output file \"/\": it is a directory" --output=/
+expect_bad_input "--seed: expected an integer in [0, 18446744073709551615], found \"-1\"" --seed=-1
+expect_bad_input "--seed: expected an integer in [0, 18446744073709551615], found \"99999999999999999999999\"" --seed=99999999999999999999999
+expect_bad_input "--list takes no value, found \"--list=2\"" --list=2
+expect_bad_input "--quiet takes no value" --quiet=0
+expect_bad_input "the sweep has 386880000 cases, more than the limit of 100000; narrow it, or raise the limit with --max-cases" --m=1:100 --n=1:100 --k=1:100
+expect_bad_input "the sweep has 18446744073709551615 or more cases" --m=1:1048576 --n=1:1048576 --k=1:1048576
+expect_bad_input "the sweep has 5760 cases, more than the limit of 100" --kernels=add --m=1:10 --n=1:2 --max-cases=100
+expect_bad_input "--max-cases: expected an integer" --max-cases=-5
+# A value with a line break or a control character in it still gives one line.
+expect_bad_input "unknown kernel \"a; b\"" --kernels=$'a\nb'
+expect_bad_input "unknown kernel \"\\x1b[1mx\"" --kernels=$'\e[1mx'
+
 finish
