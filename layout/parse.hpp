@@ -200,6 +200,9 @@ class Parser {
       fail(std::string("expected a positive integer in ") + what + ", found " + std::to_string(n.value), n.pos);
   }
 
+  // A value quoted in a message: at most about 60 characters of it.
+  static std::string clip(std::string t) { return t.size() <= 60 ? t : t.substr(0, 57) + "..."; }
+
   IntTuple tuple(Node const& n, Leaves leaves, char const* what) const {
     check_leaves(n, leaves, what);
     if (count_nodes(n) > IntTuple::kCap)
@@ -226,7 +229,7 @@ class Parser {
     IntTuple s = tuple(shape, Leaves::kPositive, "the shape of a layout");
     IntTuple d = tuple(stride, Leaves::kIntegers, "the stride of a layout");
     if (!congruent(s, d))
-      fail("shape " + to_string(s) + " and stride " + to_string(d) + " are not congruent", colon);
+      fail("shape " + clip(to_string(s)) + " and stride " + clip(to_string(d)) + " are not congruent", colon);
     return Layout(s, d);
   }
 

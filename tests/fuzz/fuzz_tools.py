@@ -710,7 +710,7 @@ def check_error_shape(name, rc, out, err):
         return "%d lines on stderr: %r" % (len(lines), err[:300])
     if not lines[0].startswith(name.encode() + b": "):
         return "stderr does not start with %r: %r" % (name + ": ", err[:200])
-    if len(lines[0]) > 1000:
+    if len(lines[0]) > 600:
         return "a %d-character error line" % len(lines[0])
     return None
 
