@@ -252,8 +252,9 @@ struct Args {
 
   bool has(int k) const { return k < int(values.size()); }
 
-  // Ops other than size and rank take no layout with an empty tuple in its shape: CuTe 4.7.0 has
-  // no such layout for them (it fails to compile them), so neither an answer nor a guess is right.
+  // Ops other than size and rank take no layout with an empty tuple in its shape: CuTe 4.7.0 fails
+  // to compile nearly all of them (composition of (4,()):(1,()) is one it takes), and where the core
+  // answered, it guessed (depth ():() was 1, local_partition with the threads ():() answered).
   bool allow_empty_modes = false;
 
   [[noreturn]] void fail(int k, std::string const& msg, size_t pos = 0) const { throw ArgError(k, msg, pos); }
