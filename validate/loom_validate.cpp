@@ -383,6 +383,78 @@ struct Runner {
 };
 
 // ---------------------------------------------------------------------------------------------
+// --mode=enumerate: the cases a command would run, without a GPU
+
+// "90", "9.0" -> 90.
+int parse_cc(std::string const& s) {
+  int major = 0, minor = 0;
+  char extra = 0;
+  if (std::sscanf(s.c_str(), "%d.%d%c", &major, &minor, &extra) == 2 && major > 0 && major < 100 && minor >= 0 &&
+      minor < 10)
+    return major * 10 + minor;
+  if (!s.empty() && s.size() <= 3 && s.find_first_not_of("0123456789") == std::string::npos && std::stoi(s) >= 10)
+    return std::stoi(s);
+  throw BadInput("--compute-capability: expected e.g. 90 or 9.0, found \"" + one_line(s) + "\"");
+}
+
+int enumerate(std::vector<h::Case> const& cases, std::string const& cc_s, int device, Format format) {
+  int cc = 90;
+  std::string where = "assumed (no GPU; --compute-capability sets it)";
+  if (!cc_s.empty()) {
+    cc = parse_cc(cc_s);
+    where = "from --compute-capability";
+  } else {
+    try {
+      cc = h::query_device(device).cc;
+      where = "GPU " + std::to_string(device) + "'s";
+    } catch (h::NoGpu const&) {
+    }
+  }
+  if (format == Format::csv)
+    std::printf("name,kernel,op,dtype,out_dtype,layout,m,n,k,lda,ldb,ldc,misalign,alpha,beta,disposition,reason\n");
+  else if (format == Format::json)
+    std::printf("{\n  \"compute_capability\": %d,\n  \"cases\": [", cc);
+  else
+    std::printf("compute capability %d.%d, %s\n%-44s %-7s %-13s %s\n", cc / 10, cc % 10, where.c_str(), "case", "mis",
+                "disposition", "reason");
+  std::size_t runs = 0, not_supported = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    h::Case const& c = cases[i];
+    Problem const& p = c.problem;
+    std::string const why = why_unsupported(*c.kernel, p, cc);
+    (why.empty() ? runs : not_supported)++;
+    std::string const disp = why.empty() ? "would_run" : "not_supported";
+    std::string name = case_name(c.kernel->name, p);
+    if (p.out_dtype != p.dtype) name += std::string("/out=") + to_string(p.out_dtype);
+    char ab[96];
+    std::snprintf(ab, sizeof ab, "/alpha=%g/beta=%g/ld=%lld,%lld,%lld", p.alpha, p.beta, (long long)p.lda,
+                  (long long)p.ldb, (long long)p.ldc);
+    if (format == Format::csv) {
+      std::printf("%s,%s,%s,%s,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%d,%.17g,%.17g,%s,%s\n",
+                  csv_field(name).c_str(), csv_field(c.kernel->name).c_str(), to_string(p.op), to_string(p.dtype),
+                  to_string(p.out_dtype), layout_string(p).c_str(), (long long)p.m, (long long)p.n, (long long)p.k,
+                  (long long)p.lda, (long long)p.ldb, (long long)p.ldc, c.misalign, p.alpha, p.beta, disp.c_str(),
+                  csv_field(why).c_str());
+    } else if (format == Format::json) {
+      std::printf("%s\n    {\"name\": %s, \"kernel\": %s, \"dtype\": \"%s\", \"out_dtype\": \"%s\", \"layout\": \"%s\", "
+                  "\"m\": %lld, \"n\": %lld, \"k\": %lld, \"lda\": %lld, \"ldb\": %lld, \"ldc\": %lld, "
+                  "\"misalign\": %d, \"alpha\": %s, \"beta\": %s, \"disposition\": \"%s\", \"reason\": %s}",
+                  i ? "," : "", json_string(name).c_str(), json_string(c.kernel->name).c_str(), to_string(p.dtype),
+                  to_string(p.out_dtype), layout_string(p).c_str(), (long long)p.m, (long long)p.n, (long long)p.k,
+                  (long long)p.lda, (long long)p.ldb, (long long)p.ldc, c.misalign, json_number(p.alpha).c_str(),
+                  json_number(p.beta).c_str(), disp.c_str(), json_string(why).c_str());
+    } else {
+      std::printf("%-44s %-7d %-13s %s\n", (name + ab).c_str(), c.misalign, disp.c_str(), why.c_str());
+    }
+  }
+  if (format == Format::json) std::printf("%s]\n}\n", cases.empty() ? "" : "\n  ");
+  std::string const line = "enumerate: " + std::to_string(cases.size()) + " cases, " + std::to_string(runs) +
+                           " would run, " + std::to_string(not_supported) + " not_supported";
+  std::fprintf(format == Format::table ? stdout : stderr, "%s\n", line.c_str());
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
 
 int run(int argc, char** argv) {
   CLI::App app{
@@ -397,6 +469,7 @@ int run(int argc, char** argv) {
   std::uint64_t max_cases = h::kValidateMaxCases;
   int device = 0;
   bool list = false, quiet = false;
+  std::string mode_s = "run", cc_s;
   app.add_option("--kernels", kernels_s, "Comma list of kernels (default: all registered)");
   app.add_option("--op", op_s, "add or gemm (default: every op that has kernels)");
   app.add_option("--dtypes", dtypes_s, "Comma list of f32, f16, bf16");
@@ -417,6 +490,11 @@ int run(int argc, char** argv) {
   app.add_option("--format", format_s, "table, csv or json");
   app.add_option("--output", output_s, "Write the report to FILE (the summary line still goes to stdout)");
   app.add_option("--device", device, "CUDA device ordinal");
+  app.add_option("--mode", mode_s,
+                 "run (default), or enumerate: list the cases this command would run, each as would_run or "
+                 "not_supported with the reason, without running anything (no GPU needed)");
+  app.add_option("--compute-capability", cc_s,
+                 "enumerate: the GPU to plan for, e.g. 90 or 9.0 (default: GPU --device's, else 90)");
   app.add_option("--max-cases", max_cases_s,
                  "Refuse a sweep of more cases than this (default: " + std::to_string(h::kValidateMaxCases) + ")");
   // A flag takes no value: --list=2 is an error, not a yes.
@@ -576,6 +654,11 @@ int run(int argc, char** argv) {
         throw BadInput("--reference=cublas: " + why + " (" + case_name(c.kernel->name, c.problem) +
                        "); use --reference=auto or host");
     }
+
+  if (mode_s != "run" && mode_s != "enumerate") throw BadInput("--mode is run or enumerate, found \"" + mode_s + "\"");
+  if (app.count("--compute-capability") && mode_s != "enumerate")
+    throw BadInput("--compute-capability is for --mode=enumerate (a run takes the GPU's)");
+  if (mode_s == "enumerate") return enumerate(cases, cc_s, device, format);
 
   // --- the GPU ----------------------------------------------------------------------------------
   Runner runner;

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# --mode=enumerate lists the cases a command would run, with or without a GPU, and runs nothing:
+# every case as would_run or not_supported (with the reason) for --compute-capability.
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" "$@"
+
+check() {  # name, command output file, regex
+  if grep -Eq "$3" "$2"; then echo "ok   $1"; else echo "FAIL $1: no /$3/ in:"; head -20 "$2"; FAILS=$((FAILS + 1)); fi
+}
+one=(--kernels=sm90,sm80 --dtypes=bf16 --layouts=rcr --m=128 --n=256 --k=64 --ld-pad=0 --misalign=0 --alpha=1 --beta=0)
+
+rc=0
+"$VALIDATE" --mode=enumerate "${one[@]}" --compute-capability=8.0 >"$TMP/out" 2>"$TMP/err" || rc=$?
+[[ $rc -eq 0 ]] || { echo "FAIL enumerate at 8.0: exit $rc: $(cat "$TMP/err")"; FAILS=$((FAILS + 1)); }
+check "sm90 not_supported at 8.0" "$TMP/out" '^sm90/bf16/rcr/128x256x64/.* not_supported +sm90 needs compute capability 9\.0'
+check "sm80 would_run at 8.0" "$TMP/out" '^sm80/bf16/rcr/128x256x64/.* would_run'
+check "summary" "$TMP/out" '^enumerate: 2 cases, 1 would run, 1 not_supported$'
+
+"$VALIDATE" --mode=enumerate "${one[@]}" --compute-capability=90 --format=csv >"$TMP/out" 2>"$TMP/err"
+check "csv header" "$TMP/out" '^name,kernel,op,dtype,out_dtype,layout,m,n,k,lda,ldb,ldc,misalign,alpha,beta,disposition,reason$'
+check "csv row" "$TMP/out" '^sm90/bf16/rcr/128x256x64,sm90,gemm,bf16,bf16,rcr,128,256,64,64,64,256,0,1,0,would_run,$'
+check "csv summary on stderr" "$TMP/err" '^enumerate: 2 cases, 2 would run, 0 not_supported$'
+
+# The default sweep counts as many cases as a run would validate.
+"$VALIDATE" --mode=enumerate --compute-capability=9.0 >"$TMP/out" 2>"$TMP/err"
+check "default sweep" "$TMP/out" '^enumerate: [0-9]+ cases, [0-9]+ would run, 0 not_supported$'
+
+expect_bad_input '--compute-capability: expected e.g. 90 or 9.0' --mode=enumerate --compute-capability=nine
+expect_bad_input '--mode is run or enumerate' --mode=list
+expect_bad_input '--compute-capability is for --mode=enumerate' --compute-capability=90
+finish
