@@ -88,6 +88,7 @@ struct Options {
   int device = 0;
   bool list_kernels = false;
   std::uint64_t max_cases = harness::kBenchMaxCases;
+  std::string mode = "run", cc;  // --mode, --compute-capability
 
   // --kernels alone picks kernels out of the default sweep; the other sweep options replace it.
   bool custom_sweep() const {
@@ -532,7 +533,11 @@ std::string fmt_real(double v) {
 // Benchmarks of the sweep: per case, its cuBLAS baseline, then (bandwidth-bound ops) the copy
 // baseline, then every kernel that takes the case. Cases the device cannot run are left out
 // with a note on stderr.
-std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32, double peak_tensor) {
+// The benchmarks of a sweep, baselines first in each case. A kernel that cannot run a case on this
+// GPU (g.info.cc) is left out: noted on stderr, or, given `left_out`, collected there as
+// (name, reason).
+std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32, double peak_tensor,
+                       std::vector<std::pair<std::string, std::string>>* left_out = nullptr) {
   struct Group {
     Problem p;
     int misalign = 0;
@@ -578,6 +583,8 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
       std::string const why = loom::why_unsupported(*k, p, g.info.cc);
       if (why.empty())
         runnable.push_back(k);
+      else if (left_out)
+        left_out->emplace_back(loom::case_name(k->name, p) + suffix, why);
       else
         std::fprintf(stderr, "loom-bench: leaving out %s: %s\n", loom::case_name(k->name, p).c_str(),
                      why.c_str());
@@ -606,6 +613,8 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
                     : flops;
       cb.peak = peak;
       out.push_back(cb);
+    } else if (left_out) {
+      left_out->emplace_back(loom::case_name("cublas", p) + suffix, "no cuBLAS baseline: " + no_cublas);
     } else {
       std::fprintf(stderr, "loom-bench: no cuBLAS baseline for %s: %s\n",
                    loom::case_name("cublas", p).c_str(), no_cublas.c_str());
@@ -640,6 +649,41 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
     }
   }
   return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// --mode=enumerate: what a command would time, without a GPU
+
+int enumerate(Options const& o, std::vector<harness::Case> const& cases) {
+  std::string where = "assumed (no GPU; --compute-capability sets it)";
+  g.info.cc = 90;
+  if (!o.cc.empty()) {
+    int major = 0, minor = 0;
+    char extra = 0;
+    std::string const& c = o.cc;
+    if (std::sscanf(c.c_str(), "%d.%d%c", &major, &minor, &extra) == 2 && major > 0 && major < 100 && minor >= 0 &&
+        minor < 10)
+      g.info.cc = major * 10 + minor;
+    else if (!c.empty() && c.size() <= 3 && c.find_first_not_of("0123456789") == std::string::npos && std::stoi(c) >= 10)
+      g.info.cc = std::stoi(c);
+    else
+      die("--compute-capability: expected e.g. 90 or 9.0, found \"" + c + "\"", 2);
+    where = "from --compute-capability";
+  } else {
+    try {
+      g.info.cc = harness::query_device(o.device).cc;
+      where = "GPU " + std::to_string(o.device) + "'s";
+    } catch (harness::NoGpu const&) {
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> left_out;
+  std::deque<Bench> const benches = plan(cases, 0, 0, &left_out);
+  std::printf("compute capability %d.%d, %s\n%-56s %-13s %s\n", g.info.cc / 10, g.info.cc % 10, where.c_str(),
+              "benchmark", "disposition", "reason");
+  for (Bench const& b : benches) std::printf("%-56s %-13s\n", b.name.c_str(), "would_run");
+  for (auto const& [name, why] : left_out) std::printf("%-56s %-13s %s\n", name.c_str(), "not_supported", why.c_str());
+  std::printf("enumerate: %zu benchmarks would run, %zu not_supported\n", benches.size(), left_out.size());
+  return 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -823,6 +867,11 @@ int main(int argc, char** argv) {
                  "Exactly this many timed launches per benchmark (default: by time)")
       ->check(CLI::Range(std::int64_t(0), std::int64_t(1000000000)));
   app.add_option("--device", o.device, "CUDA device ordinal (default: 0)")->check(CLI::Range(0, 1023));
+  app.add_option("--mode", o.mode,
+                 "run (default), or enumerate: list the benchmarks this command would run, and those it "
+                 "leaves out (not_supported, with the reason), without running anything (no GPU needed)");
+  app.add_option("--compute-capability", o.cc,
+                 "enumerate: the GPU to plan for, e.g. 90 or 9.0 (default: GPU --device's, else 90)");
   app.add_option("--max-cases", o.max_cases,
                  "Refuse a sweep of more cases than this (default: " + std::to_string(harness::kBenchMaxCases) + ")")
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 62));
@@ -885,6 +934,10 @@ int main(int argc, char** argv) {
   }
   if (cases.empty())
     die("the sweep has no case: no selected kernel takes the selected dtypes (see --list-kernels)", 2);
+  if (o.mode != "run" && o.mode != "enumerate") die("--mode is run or enumerate, found \"" + o.mode + "\"", 2);
+  if (!o.cc.empty() && o.mode != "enumerate")
+    die("--compute-capability is for --mode=enumerate (a run takes the GPU's)", 2);
+  if (o.mode == "enumerate") return enumerate(o, cases);
 
   try {
     g.info = harness::query_device(o.device);

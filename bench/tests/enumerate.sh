@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# loom-bench --mode=enumerate lists what a command would time, with or without a GPU, and times
+# nothing: every benchmark would_run, and what the GPU (--compute-capability) cannot run as
+# not_supported with the reason.
+set -uo pipefail
+bench=${1:?usage: $0 <path to loom-bench>}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() { if grep -Eq "$2" "$tmp/out"; then echo "ok   $1"; else echo "FAIL $1: no /$2/ in:"; head -30 "$tmp/out"; fail=1; fi; }
+
+rc=0
+"$bench" --mode=enumerate --kernels=sm90,sm80 --dtypes=bf16 --layouts=rcr --m=4096 --compute-capability=8.0 >"$tmp/out" 2>"$tmp/err" || rc=$?
+[[ $rc -eq 0 && ! -s $tmp/err ]] || { echo "FAIL: exit $rc, stderr: $(cat "$tmp/err")"; fail=1; }
+check "baseline" '^cublas/bf16/rcr/4096x4096x4096 +would_run'
+check "sm80 runs at 8.0" '^sm80/bf16/rcr/4096x4096x4096 +would_run'
+check "sm90 does not at 8.0" '^sm90/bf16/rcr/4096x4096x4096 +not_supported +sm90 needs compute capability 9\.0'
+check "summary" '^enumerate: 2 benchmarks would run, 1 not_supported$'
+
+"$bench" --mode=enumerate --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
+check "default sweep at 9.0" '^enumerate: [0-9]+ benchmarks would run, 0 not_supported$'
+
+for args in "--mode=enumerate --compute-capability=nine" "--mode=time" "--compute-capability=90"; do
+  rc=0
+  # shellcheck disable=SC2086
+  "$bench" $args >"$tmp/out" 2>"$tmp/err" || rc=$?
+  if [[ $rc -ne 2 || $(wc -l <"$tmp/err") -ne 1 || -s $tmp/out ]]; then
+    echo "FAIL [$args]: exit $rc, stderr: $(cat "$tmp/err")"; fail=1
+  else
+    echo "ok   [$args]: $(cat "$tmp/err")"
+  fi
+done
+exit $fail
