@@ -23,6 +23,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <cmath>
 #include <cstdlib>
 #include <deque>
@@ -86,7 +87,7 @@ struct Options {
   double min_time = 0.2;
   std::int64_t iterations = 0;
   int device = 0;
-  bool list_kernels = false;
+  bool list_kernels = false, list = false;
   std::uint64_t max_cases = harness::kBenchMaxCases;
   std::string mode = "run", cc;  // --mode, --compute-capability
 
@@ -876,7 +877,12 @@ int main(int argc, char** argv) {
                  "Refuse a sweep of more cases than this (default: " + std::to_string(harness::kBenchMaxCases) + ")")
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 62));
   // A flag takes no value: --list-kernels=2 is an error, not a yes.
-  app.add_flag("--list-kernels", o.list_kernels, "List the kernels (name, op, dtypes, description) and exit")
+  app.add_flag("--list", o.list,
+               "List the kernels (name, op, dtypes, minimum compute capability, description) as loom-validate "
+               "--list does, and exit")
+      ->disable_flag_override();
+  app.add_flag("--list-kernels", o.list_kernels,
+               "List the kernels for scripts: one tab-separated line each of name, op, dtypes, description")
       ->disable_flag_override();
   app.footer(
       "Every --benchmark_* flag goes to Google Benchmark (--help lists them), e.g. "
@@ -889,8 +895,9 @@ int main(int argc, char** argv) {
   // or finds the problem only when it runs (--benchmark_out into a missing directory).
   if (std::string const why = check_benchmark_flags(argc, argv); !why.empty()) die(why, 2);
   for (int i = 1; i < argc; ++i)
-    if (std::string_view(argv[i]).rfind("--list-kernels=", 0) == 0)
-      die(std::string("--list-kernels takes no value, found \"") + argv[i] + "\"", 2);
+    for (char const* flag : {"--list-kernels=", "--list="})
+      if (std::string_view(argv[i]).rfind(flag, 0) == 0)
+        die(std::string(flag, std::strlen(flag) - 1) + " takes no value, found \"" + argv[i] + "\"", 2);
   // Google Benchmark takes its flags out of argv first; CLI11 then gets the rest, strictly.
   benchmark::Initialize(&argc, argv, print_help);
   try {
@@ -911,6 +918,10 @@ int main(int argc, char** argv) {
   o.has_alpha = o_alpha->count() > 0;
   o.has_beta = o_beta->count() > 0;
 
+  if (o.list) {
+    std::fputs(harness::kernel_list().c_str(), stdout);
+    return 0;
+  }
   if (o.list_kernels) {
     for (auto const& k : loom::kernels()) {
       std::string dts;

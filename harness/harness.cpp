@@ -1173,4 +1173,19 @@ float Timer::elapsed_ms() {
   return ms;
 }
 
+std::string kernel_list() {
+  std::string out;
+  char line[512];
+  std::snprintf(line, sizeof line, "%-10s %-5s %-16s %-7s %s\n", "kernel", "op", "dtypes", "min_cc", "description");
+  out += line;
+  for (auto const& k : kernels()) {
+    std::string dts;
+    for (DType t : k.dtypes) dts += std::string(dts.empty() ? "" : ", ") + to_string(t);
+    std::snprintf(line, sizeof line, "%-10s %-5s %-16s %d.%-5d %s\n", k.name.c_str(), to_string(k.op), dts.c_str(),
+                  k.min_cc / 10, k.min_cc % 10, k.description.c_str());
+    out += line;
+  }
+  return out;
+}
+
 }  // namespace loom::harness

@@ -236,6 +236,10 @@ CaseBuffers make_buffers(Problem const&, int misalign);
 
 // Why cuBLAS cannot compute this case (e.g. f16/bf16 add), empty if it can.
 std::string why_no_cublas(Problem const&);
+
+// The registered kernels as loom-validate --list and loom-bench --list print them: a header, then one
+// line each of name, op, dtypes, minimum compute capability and description.
+std::string kernel_list();
 // Computes the problem with cuBLAS into ops.d: geam for f32 add, GemmEx for gemm (f32 with
 // CUBLAS_COMPUTE_32F_PEDANTIC, f16/bf16 with CUBLAS_COMPUTE_32F). Throws Error naming the case
 // when cuBLAS lacks it (see why_no_cublas) or a call fails.

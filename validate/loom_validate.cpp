@@ -383,6 +383,64 @@ struct Runner {
 };
 
 // ---------------------------------------------------------------------------------------------
+// --junit-output
+
+std::string xml_escape(std::string const& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t') out += ' ';
+        else out += c;
+    }
+  }
+  return out;
+}
+
+// One testsuite, one testcase per case (its name: the case, its leading dimensions, misalignment,
+// alpha and beta, which make it unique), failures and skips with their reasons; a run cut short by
+// a lost context is one more failed testcase that says so.
+bool write_junit(std::string const& path, std::vector<Record> const& records, double secs, std::string const& aborted) {
+  std::ofstream f(path);
+  if (!f) return false;
+  std::size_t failures = aborted.empty() ? 0 : 1, skipped = 0;
+  for (Record const& r : records) {
+    if (r.status == "fail") ++failures;
+    if (r.status == "skip") ++skipped;
+  }
+  std::size_t const tests = records.size() + (aborted.empty() ? 0 : 1);
+  f << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+    << "<testsuites name=\"loom-validate\" tests=\"" << tests << "\" failures=\"" << failures << "\" skipped=\""
+    << skipped << "\" time=\"" << secs << "\">\n"
+    << "  <testsuite name=\"loom-validate\" tests=\"" << tests << "\" failures=\"" << failures << "\" skipped=\""
+    << skipped << "\" time=\"" << secs << "\">\n";
+  for (Record const& r : records) {
+    Problem const& p = r.p;
+    char extra[160];
+    std::snprintf(extra, sizeof extra, "/ld=%lld,%lld,%lld/mis=%d/alpha=%g/beta=%g", (long long)p.lda, (long long)p.ldb,
+                  (long long)p.ldc, r.misalign, p.alpha, p.beta);
+    std::string name = case_name(r.kernel, p) + extra;
+    if (p.out_dtype != p.dtype) name += std::string("/out=") + to_string(p.out_dtype);
+    f << "    <testcase classname=\"loom-validate." << xml_escape(r.kernel) << "\" name=\"" << xml_escape(name) << "\"";
+    if (r.status == "pass") {
+      f << "/>\n";
+    } else {
+      f << ">\n      <" << (r.status == "skip" ? "skipped" : "failure") << " message=\"" << xml_escape(r.reason)
+        << "\"/>\n    </testcase>\n";
+    }
+  }
+  if (!aborted.empty())
+    f << "    <testcase classname=\"loom-validate\" name=\"run\">\n      <failure message=\"" << xml_escape(aborted)
+      << "\"/>\n    </testcase>\n";
+  f << "  </testsuite>\n</testsuites>\n";
+  return bool(f);
+}
+
+// ---------------------------------------------------------------------------------------------
 // --mode=enumerate: the cases a command would run, without a GPU
 
 // "90", "9.0" -> 90.
@@ -464,7 +522,7 @@ int run(int argc, char** argv) {
       "Exit status: 0 all passed, 1 a case failed, 2 bad input or no usable GPU.",
       "loom-validate"};
   std::string kernels_s, op_s, dtypes_s, out_dtypes_s, layouts_s, m_s, n_s, k_s, alpha_s, beta_s, pad_s, mis_s;
-  std::string ref_s = "auto", format_s = "table", output_s, seed_s, max_cases_s;
+  std::string ref_s = "auto", format_s = "table", output_s, seed_s, max_cases_s, junit_s;
   std::uint64_t seed = 20240601;
   std::uint64_t max_cases = h::kValidateMaxCases;
   int device = 0;
@@ -489,6 +547,9 @@ int run(int argc, char** argv) {
                  "auto (host fp64 for small cases and dtypes cuBLAS lacks, else cuBLAS), cublas, host");
   app.add_option("--format", format_s, "table, csv or json");
   app.add_option("--output", output_s, "Write the report to FILE (the summary line still goes to stdout)");
+  app.add_option("--junit-output", junit_s,
+                 "Also write the results as JUnit XML to FILE (one testcase per case: failures and skips "
+                 "with their reasons), for CI systems");
   app.add_option("--device", device, "CUDA device ordinal");
   app.add_option("--mode", mode_s,
                  "run (default), or enumerate: list the cases this command would run, each as would_run or "
@@ -512,10 +573,7 @@ int run(int argc, char** argv) {
   }
 
   if (list) {
-    std::printf("%-10s %-5s %-16s %-7s %s\n", "kernel", "op", "dtypes", "min_cc", "description");
-    for (auto const& k : kernels())
-      std::printf("%-10s %-5s %-16s %d.%-5d %s\n", k.name.c_str(), to_string(k.op), dtypes_of(k).c_str(),
-                  k.min_cc / 10, k.min_cc % 10, k.description.c_str());
+    std::fputs(h::kernel_list().c_str(), stdout);
     return 0;
   }
 
@@ -608,6 +666,10 @@ int run(int argc, char** argv) {
   if (device < 0) throw BadInput("--device: ordinal must be non-negative, found " + std::to_string(device));
   if (app.count("--seed")) seed = unsigned_option("--seed", seed_s);
   if (app.count("--max-cases")) max_cases = unsigned_option("--max-cases", max_cases_s);
+  if (!junit_s.empty()) {
+    std::string const why = h::why_not_writable(junit_s);
+    if (!why.empty()) throw BadInput("cannot write --junit-output file \"" + junit_s + "\": " + why);
+  }
   if (!output_s.empty()) {
     std::string const why = h::why_not_writable(output_s);
     if (!why.empty()) throw BadInput("cannot write --output file \"" + output_s + "\": " + why);
@@ -695,10 +757,12 @@ int run(int argc, char** argv) {
   auto const t0 = std::chrono::steady_clock::now();
   bool aborted = false;
   std::string abort_reason;
+  std::vector<Record> records;  // for --junit-output
   for (std::size_t i = 0; i < cases.size(); ++i) {
     Record r = runner.run(cases[i], i);
     bool const failed = r.status == "fail";
     rep.record(r);
+    if (!junit_s.empty()) records.push_back(r);
     if (failed) {
       // A fault in a kernel (illegal address, ...) leaves the context unusable: stop there.
       cudaError_t const e = cudaDeviceSynchronize();
@@ -715,6 +779,8 @@ int run(int argc, char** argv) {
   std::snprintf(note, sizeof note, "%zu cases in %.1f s", cases.size(), secs);
   if (aborted) std::cerr << "loom-validate: " << abort_reason << "\n";
   rep.end(summary, note);
+  if (!junit_s.empty() && !write_junit(junit_s, records, secs, aborted ? abort_reason : std::string()))
+    std::cerr << "loom-validate: could not write --junit-output file \"" << junit_s << "\"\n";
 
   cublasDestroy(runner.handle);
   cudaStreamDestroy(runner.stream);

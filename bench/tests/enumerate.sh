@@ -20,7 +20,12 @@ check "summary" '^enumerate: 2 benchmarks would run, 1 not_supported$'
 "$bench" --mode=enumerate --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
 check "default sweep at 9.0" '^enumerate: [0-9]+ benchmarks would run, 0 not_supported$'
 
-for args in "--mode=enumerate --compute-capability=nine" "--mode=time" "--compute-capability=90"; do
+# --list: loom-validate's table (header, dtypes, minimum compute capability).
+"$bench" --list >"$tmp/out" 2>"$tmp/err"
+check "--list header" '^kernel +op +dtypes +min_cc +description$'
+check "--list sm90" '^sm90 +gemm +f16, bf16 +9\.0 '
+
+for args in "--list=1" "--mode=enumerate --compute-capability=nine" "--mode=time" "--compute-capability=90"; do
   rc=0
   # shellcheck disable=SC2086
   "$bench" $args >"$tmp/out" 2>"$tmp/err" || rc=$?
