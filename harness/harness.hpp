@@ -237,6 +237,15 @@ CaseBuffers make_buffers(Problem const&, int misalign);
 // Why cuBLAS cannot compute this case (e.g. f16/bf16 add), empty if it can.
 std::string why_no_cublas(Problem const&);
 
+// The seed of one case's inputs: a hash of the run's seed and the case itself (op, dtypes, sizes,
+// orders, leading dimensions, misalignment, alpha, beta), not of its position in the sweep, so
+// that rerunning one case (repro_command) gives it the same inputs, and every kernel of a sweep
+// gets the same inputs for the same problem.
+std::uint64_t case_seed(std::uint64_t seed, Problem const& p, int misalign);
+
+// A loom-validate command line that reruns exactly this case of this kernel, inputs included.
+std::string repro_command(std::string const& kernel, Problem const& p, int misalign, std::uint64_t seed);
+
 // The registered kernels as loom-validate --list and loom-bench --list print them: a header, then one
 // line each of name, op, dtypes, minimum compute capability and description.
 std::string kernel_list();

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
+#include <vector>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -193,3 +195,55 @@ TEST(HarnessSweep, ExpandRejectsUnknownNames) {
 }
 
 }  // namespace
+
+namespace {
+
+loom::Problem gemm_case() {
+  loom::Problem p;
+  p.op = loom::OpKind::gemm;
+  p.dtype = loom::DType::bf16;
+  p.out_dtype = loom::DType::f32;
+  p.m = 1000, p.n = 129, p.k = 255;
+  EXPECT_TRUE(loom::parse_layout("rcr", &p));
+  p.alpha = 0.5, p.beta = -2;
+  p = loom::with_default_lds(p);
+  p.lda += 3, p.ldb += 3, p.ldc += 3;
+  return p;
+}
+
+}  // namespace
+
+// A case's seed follows from the case, not from where it sits in a sweep: the same case gets the
+// same inputs in any sweep and for any kernel, and any change to the case or the run's seed
+// changes them.
+TEST(HarnessSweep, CaseSeedIsKeyedByTheCase) {
+  using loom::harness::case_seed;
+  loom::Problem const p = gemm_case();
+  EXPECT_EQ(case_seed(7, p, 1), case_seed(7, p, 1));
+  EXPECT_NE(case_seed(7, p, 1), case_seed(8, p, 1));
+  EXPECT_NE(case_seed(7, p, 1), case_seed(7, p, 0));
+  for (auto change : std::vector<std::function<void(loom::Problem&)>>{
+           [](loom::Problem& q) { q.m += 1; }, [](loom::Problem& q) { q.k += 1; },
+           [](loom::Problem& q) { q.lda += 1; }, [](loom::Problem& q) { q.beta = 0; },
+           [](loom::Problem& q) { q.out_dtype = loom::DType::bf16; }, [](loom::Problem& q) { q.a = loom::Order::col; }}) {
+    loom::Problem q = p;
+    change(q);
+    EXPECT_NE(case_seed(7, p, 1), case_seed(7, q, 1));
+  }
+}
+
+// The repro line names every axis of the case, and loom-validate's padding rule gives back its
+// leading dimensions.
+TEST(HarnessSweep, ReproCommand) {
+  loom::Problem const p = gemm_case();
+  EXPECT_EQ(loom::harness::repro_command("sm90", p, 1, 20240601),
+            "loom-validate --kernels=sm90 --op=gemm --dtypes=bf16 --out-dtypes=f32 --layouts=rcr --m=1000 --n=129 "
+            "--k=255 --ld-pad=3 --misalign=1 --alpha=0.5 --beta=-2 --seed=20240601");
+  loom::Problem a;
+  a.op = loom::OpKind::add;
+  a.m = 7, a.n = 127;
+  a.alpha = 1.25, a.beta = 0.1;
+  EXPECT_EQ(loom::harness::repro_command("add", a, 0, 1),
+            "loom-validate --kernels=add --op=add --dtypes=f32 --layouts=ccc --m=7 --n=127 --ld-pad=0 --misalign=0 "
+            "--alpha=1.25 --beta=0.1 --seed=1");
+}

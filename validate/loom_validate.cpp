@@ -46,6 +46,7 @@ struct Record {
   std::string status;  // "pass", "fail", "skip"
   std::string reason;
   std::string path;    // the kernel's path for this case (KernelInfo::path), "" for a kernel with one
+  std::string repro;   // a command that reruns this case alone, inputs included
 };
 
 // One line however the message came: line breaks become "; ", other control characters \\xNN, and
@@ -124,12 +125,6 @@ std::uint64_t unsigned_option(std::string const& opt, std::string const& text) {
   return v;
 }
 
-std::uint64_t case_seed(std::uint64_t seed, std::size_t index) {
-  std::uint64_t x = seed * 0x9E3779B97F4A7C15ull + std::uint64_t(index) + 1;
-  x = (x ^ (x >> 31)) * 0xBF58476D1CE4E5B9ull;
-  return x ^ (x >> 29);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Output
 
@@ -184,7 +179,7 @@ class Reporter {
       }
     } else if (f_ == Format::csv) {
       out_ << "kernel,op,dtype,out_dtype,layout,m,n,k,lda,ldb,ldc,misalign,alpha,beta,reference,"
-              "rel_fro,max_abs,max_rel,tolerance,nonfinite,unwritten,over_bound,status,reason,path\n";
+              "rel_fro,max_abs,max_rel,tolerance,nonfinite,unwritten,over_bound,status,reason,path,repro\n";
     } else {
       out_ << "{\n  \"device\": {\"name\": " << json_string(dev.name) << ", \"cc\": " << dev.cc
            << ", \"sm_count\": " << dev.sm_count << ", \"driver_version\": " << dev.driver_version
@@ -217,6 +212,7 @@ class Reporter {
       if (!r.path.empty()) out_ << " [" << r.path << "]";
       if (!r.reason.empty()) out_ << ": " << r.reason;
       out_ << "\n";
+      if (r.status == "fail") out_ << "  repro: " << r.repro << "\n";
     } else if (f_ == Format::csv) {
       out_ << csv_field(r.kernel) << ',' << to_string(p.op) << ',' << to_string(p.dtype) << ','
            << to_string(p.out_dtype) << ',' << layout_string(p) << ',' << p.m << ',' << p.n << ','
@@ -226,7 +222,7 @@ class Reporter {
            << ',' << (ran ? fmt("%.6e", r.st.max_rel) : "") << ','
            << (ran ? fmt("%.3e", r.st.tol) : "") << ',' << r.st.nonfinite << ',' << r.st.unwritten
            << ',' << r.st.over_bound << ',' << r.status << ',' << csv_field(r.reason) << ','
-           << csv_field(r.path) << "\n";
+           << csv_field(r.path) << ',' << csv_field(r.repro) << "\n";
     } else {
       out_ << (rows_ ? ",\n" : "\n") << "    {\"name\": " << json_string(case_name(r.kernel, p))
            << ", \"kernel\": " << json_string(r.kernel) << ", \"op\": \"" << to_string(p.op)
@@ -241,7 +237,8 @@ class Reporter {
            << ", \"tolerance\": " << (ran ? json_number(r.st.tol) : "null")
            << ", \"nonfinite\": " << r.st.nonfinite << ", \"unwritten\": " << r.st.unwritten
            << ", \"over_bound\": " << r.st.over_bound << ", \"status\": " << json_string(r.status)
-           << ", \"reason\": " << json_string(r.reason) << ", \"path\": " << json_string(r.path) << "}";
+           << ", \"reason\": " << json_string(r.reason) << ", \"path\": " << json_string(r.path)
+           << ", \"repro\": " << json_string(r.repro) << "}";
     }
     ++rows_;
     out_.flush();
@@ -307,11 +304,12 @@ struct Runner {
     return (work <= small || !no_cublas.empty()) ? "host" : "cublas";
   }
 
-  Record run(h::Case const& c, std::size_t index) {
+  Record run(h::Case const& c) {
     Record r;
     r.kernel = c.kernel->name;
     r.p = c.problem;
     r.misalign = c.misalign;
+    r.repro = h::repro_command(r.kernel, c.problem, c.misalign, seed);
     Problem const& p = r.p;
     std::string const why = why_unsupported(*c.kernel, p, dev.cc);
     if (!why.empty()) {
@@ -321,7 +319,7 @@ struct Runner {
     }
     r.reference = pick_reference(p);
     try {
-      std::uint64_t const s = case_seed(seed, index);
+      std::uint64_t const s = h::case_seed(seed, p, c.misalign);
       h::CaseBuffers buf = h::make_buffers(p, c.misalign);
       // Padding and slack stay NaN: a kernel that reads them poisons its output.
       // fill_random(m, seed) is from_host(m, random_values(...)); the host copies feed the fp64
@@ -759,7 +757,7 @@ int run(int argc, char** argv) {
   std::string abort_reason;
   std::vector<Record> records;  // for --junit-output
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    Record r = runner.run(cases[i], i);
+    Record r = runner.run(cases[i]);
     bool const failed = r.status == "fail";
     rep.record(r);
     if (!junit_s.empty()) records.push_back(r);

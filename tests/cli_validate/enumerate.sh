@@ -24,6 +24,12 @@ check "csv summary on stderr" "$TMP/err" '^enumerate: 2 cases, 2 would run, 0 no
 "$VALIDATE" --mode=enumerate --compute-capability=9.0 >"$TMP/out" 2>"$TMP/err"
 check "default sweep" "$TMP/out" '^enumerate: [0-9]+ cases, [0-9]+ would run, 0 not_supported$'
 
+# A repro line (harness::repro_command, printed under a failing row) selects exactly its case.
+"$VALIDATE" --mode=enumerate --compute-capability=90 --kernels=sm90 --op=gemm --dtypes=bf16 --out-dtypes=f32 \
+  --layouts=rcr --m=1000 --n=129 --k=255 --ld-pad=3 --misalign=1 --alpha=0.5 --beta=-2 --seed=20240601 >"$TMP/out" 2>"$TMP/err"
+check "repro: the case" "$TMP/out" '^sm90/bf16/rcr/1000x129x255/out=f32/alpha=0\.5/beta=-2/ld=258,258,132 +1 +would_run'
+check "repro: only it" "$TMP/out" '^enumerate: 1 cases, 1 would run, 0 not_supported$'
+
 expect_bad_input '--compute-capability: expected e.g. 90 or 9.0' --mode=enumerate --compute-capability=nine
 expect_bad_input '--mode is run or enumerate' --mode=list
 expect_bad_input '--compute-capability is for --mode=enumerate' --compute-capability=90
