@@ -90,6 +90,7 @@ struct Options {
   bool list_kernels = false, list = false;
   std::uint64_t max_cases = harness::kBenchMaxCases;
   std::string mode = "run", cc;  // --mode, --compute-capability
+  std::string ignore_kernels, providers = "loom,cublas,memcpy";
 
   // --kernels alone picks kernels out of the default sweep; the other sweep options replace it.
   bool custom_sweep() const {
@@ -137,24 +138,20 @@ std::vector<std::string> name_list(char const* opt, std::string const& text) {
   }
 }
 
-std::string known_kernels() {
-  std::string s;
-  for (auto const& k : loom::kernels()) s += (s.empty() ? "" : ", ") + k.name;
-  return s.empty() ? "none" : s;
-}
 
 // One spec per M value, so that N and K can default to M (square problems).
 std::vector<harness::SweepSpec> build_specs(Options const& o) {
   std::vector<harness::SweepSpec> specs;
   std::vector<std::string> names;
-  if (o.has_kernels) {
-    names = name_list("kernels", o.kernels);
-    for (auto const& n : names)
-      if (!loom::find_kernel(n))
-        throw UsageError("unknown kernel \"" + n + "\" (known: " + known_kernels() + ")");
-  } else {
-    for (auto const& k : loom::kernels()) names.push_back(k.name);
+  try {
+    std::vector<std::string> const patterns = o.has_kernels ? name_list("kernels", o.kernels) : std::vector<std::string>{};
+    std::vector<std::string> const ignore =
+        o.ignore_kernels.empty() ? std::vector<std::string>{} : name_list("ignore-kernels", o.ignore_kernels);
+    for (KernelInfo const* k : harness::select_kernels(patterns, ignore)) names.push_back(k->name);
+  } catch (std::invalid_argument const& e) {
+    throw UsageError(e.what());
   }
+  if (names.empty()) throw UsageError("--ignore-kernels leaves no kernel");
   auto chosen = [&](std::string const& n) { return std::find(names.begin(), names.end(), n) != names.end(); };
   auto base = [](OpKind op, std::vector<std::string> kernels) {
     harness::SweepSpec s;
@@ -312,6 +309,7 @@ struct Global {
   std::unique_ptr<loom::bench::L2Flusher> flusher;
   Workspace ws;
   int warmup = 3;
+  bool use_loom = true, use_cublas = true, use_memcpy = true;  // --providers
   std::map<std::string, double> baseline;  // case key -> cuBLAS throughput
   int failures = 0;
   std::string first_failure;
@@ -590,7 +588,7 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
         std::fprintf(stderr, "loom-bench: leaving out %s: %s\n", loom::case_name(k->name, p).c_str(),
                      why.c_str());
     }
-    if (runnable.empty()) continue;
+    if (g.use_loom && runnable.empty()) continue;
 
     // cuBLAS baseline. f16/bf16 add: fp32 geam over the same shape, compared in bytes/s.
     Bench cb;
@@ -604,7 +602,8 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
       cb.label = "fp32 geam (cuBLAS has no " + std::string(loom::to_string(p.dtype)) + " geam)";
     }
     std::string const no_cublas = harness::why_no_cublas(cb.problem);
-    if (no_cublas.empty()) {
+    if (!g.use_cublas) {
+    } else if (no_cublas.empty()) {
       cb.name = loom::case_name("cublas", p) + suffix;
       cb.nvtx = loom::case_name("cublas", p);
       cb.key = key;
@@ -621,7 +620,7 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
                    loom::case_name("cublas", p).c_str(), no_cublas.c_str());
     }
 
-    if (add) {
+    if (add && g.use_memcpy) {
       Bench mc;
       mc.kind = Kind::memcpy_d2d;
       mc.problem = p;
@@ -634,7 +633,7 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
       out.push_back(mc);
     }
 
-    for (KernelInfo const* k : runnable) {
+    for (KernelInfo const* k : g.use_loom ? runnable : std::vector<KernelInfo const*>{}) {
       Bench kb;
       kb.kind = Kind::kernel;
       kb.kernel = k;
@@ -849,7 +848,7 @@ int main(int argc, char** argv) {
       "512x14336x4096 and 8192x8192x512. --kernels alone picks kernels from that sweep.",
       "loom-bench"};
   auto* o_kernels =
-      app.add_option("--kernels", o.kernels, "Kernels to time (default: all; see --list-kernels)");
+      app.add_option("--kernels", o.kernels, "Kernels or shell globs to time, e.g. 'sm*' (default: all; see --list)");
   auto* o_dtypes = app.add_option("--dtypes", o.dtypes, "Element types: f32, f16, bf16 (default: all)");
   auto* o_layouts =
       app.add_option("--layouts", o.layouts, "Storage orders of A, B and C/D, c or r each (default: ccc)");
@@ -868,6 +867,10 @@ int main(int argc, char** argv) {
                  "Exactly this many timed launches per benchmark (default: by time)")
       ->check(CLI::Range(std::int64_t(0), std::int64_t(1000000000)));
   app.add_option("--device", o.device, "CUDA device ordinal (default: 0)")->check(CLI::Range(0, 1023));
+  app.add_option("--ignore-kernels", o.ignore_kernels, "Kernels or shell globs to leave out");
+  app.add_option("--providers", o.providers,
+                 "What to time: comma list of loom (the kernels), cublas (the baseline), memcpy (the copy "
+                 "ceiling of add) (default: all three)");
   app.add_option("--mode", o.mode,
                  "run (default), or enumerate: list the benchmarks this command would run, and those it "
                  "leaves out (not_supported, with the reason), without running anything (no GPU needed)");
@@ -945,6 +948,18 @@ int main(int argc, char** argv) {
   }
   if (cases.empty())
     die("the sweep has no case: no selected kernel takes the selected dtypes (see --list-kernels)", 2);
+  g.use_loom = g.use_cublas = g.use_memcpy = false;
+  try {
+    for (auto const& pr : name_list("providers", o.providers)) {
+      if (pr == "loom") g.use_loom = true;
+      else if (pr == "cublas") g.use_cublas = true;
+      else if (pr == "memcpy") g.use_memcpy = true;
+      else die("--providers: unknown provider \"" + pr + "\" (loom, cublas, memcpy)", 2);
+    }
+  } catch (UsageError const& e) {
+    die(e.what(), 2);
+  }
+  if (!g.use_loom && !g.use_cublas && !g.use_memcpy) die("--providers: name at least one of loom, cublas, memcpy", 2);
   if (o.mode != "run" && o.mode != "enumerate") die("--mode is run or enumerate, found \"" + o.mode + "\"", 2);
   if (!o.cc.empty() && o.mode != "enumerate")
     die("--compute-capability is for --mode=enumerate (a run takes the GPU's)", 2);

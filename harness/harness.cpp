@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fnmatch.h>
 #include <limits>
 #include <utility>
 
@@ -1230,6 +1231,37 @@ std::string repro_command(std::string const& kernel, Problem const& p0, int misa
   cmd += " --ld-pad=" + std::to_string(pad) + " --misalign=" + std::to_string(misalign) + " --alpha=" +
          shortest(p.alpha) + " --beta=" + shortest(p.beta) + " --seed=" + std::to_string(seed);
   return cmd;
+}
+
+bool is_glob(std::string const& pattern) { return pattern.find_first_of("*?[") != std::string::npos; }
+
+std::vector<KernelInfo const*> select_kernels(std::vector<std::string> const& patterns,
+                                              std::vector<std::string> const& ignore) {
+  auto matching = [](std::string const& pat, char const* opt) {
+    std::vector<KernelInfo const*> out;
+    for (auto const& k : kernels())
+      if (is_glob(pat) ? fnmatch(pat.c_str(), k.name.c_str(), 0) == 0 : k.name == pat) out.push_back(&k);
+    if (out.empty()) {
+      std::string names;
+      for (auto const& k : kernels()) names += (names.empty() ? "" : ", ") + k.name;
+      throw std::invalid_argument(is_glob(pat) ? std::string(opt) + ": \"" + pat + "\" matches no kernel (registered: " + names + ")"
+                                               : "unknown kernel \"" + pat + "\" (registered: " + names + ")");
+    }
+    return out;
+  };
+  std::vector<KernelInfo const*> sel;
+  if (patterns.empty()) {
+    for (auto const& k : kernels()) sel.push_back(&k);
+  } else {
+    for (auto const& pat : patterns)
+      for (KernelInfo const* k : matching(pat, "--kernels"))
+        if (std::find(sel.begin(), sel.end(), k) == sel.end()) sel.push_back(k);
+    // Registry order, whatever the order of the patterns.
+    std::sort(sel.begin(), sel.end(), [](KernelInfo const* a, KernelInfo const* b) { return a < b; });
+  }
+  for (auto const& pat : ignore)
+    for (KernelInfo const* k : matching(pat, "--ignore-kernels")) std::erase(sel, k);
+  return sel;
 }
 
 }  // namespace loom::harness

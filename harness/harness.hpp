@@ -246,6 +246,15 @@ std::uint64_t case_seed(std::uint64_t seed, Problem const& p, int misalign);
 // A loom-validate command line that reruns exactly this case of this kernel, inputs included.
 std::string repro_command(std::string const& kernel, Problem const& p, int misalign, std::uint64_t seed);
 
+// The kernels that --kernels PATTERNS and --ignore-kernels IGNORE name, in registry order. Each
+// pattern is a name or a shell glob (`sm*`, `fma?simple`); a name that is not registered, or a glob
+// that matches nothing, throws std::invalid_argument naming it. Empty PATTERNS: every kernel.
+std::vector<KernelInfo const*> select_kernels(std::vector<std::string> const& patterns,
+                                              std::vector<std::string> const& ignore);
+// Whether a --kernels pattern is a glob (then loom-validate does not insist that every kernel it
+// matches takes every named dtype or op).
+bool is_glob(std::string const& pattern);
+
 // The registered kernels as loom-validate --list and loom-bench --list print them: a header, then one
 // line each of name, op, dtypes, minimum compute capability and description.
 std::string kernel_list();

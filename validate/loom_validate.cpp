@@ -77,12 +77,6 @@ std::string dtypes_of(KernelInfo const& k) {
   return s;
 }
 
-std::string registered_names() {
-  std::string s;
-  for (auto const& k : kernels()) s += (s.empty() ? "" : ", ") + k.name;
-  return s.empty() ? "none" : s;
-}
-
 std::vector<std::int64_t> int_list(std::string const& opt, std::string const& text, std::int64_t min_value,
                                    std::string const& what) {
   std::vector<std::int64_t> v;
@@ -519,14 +513,15 @@ int run(int argc, char** argv) {
       "An explicit list replaces the default sweep for that dimension only.\n"
       "Exit status: 0 all passed, 1 a case failed, 2 bad input or no usable GPU.",
       "loom-validate"};
-  std::string kernels_s, op_s, dtypes_s, out_dtypes_s, layouts_s, m_s, n_s, k_s, alpha_s, beta_s, pad_s, mis_s;
+  std::string kernels_s, ignore_s, op_s, dtypes_s, out_dtypes_s, layouts_s, m_s, n_s, k_s, alpha_s, beta_s, pad_s, mis_s;
   std::string ref_s = "auto", format_s = "table", output_s, seed_s, max_cases_s, junit_s;
   std::uint64_t seed = 20240601;
   std::uint64_t max_cases = h::kValidateMaxCases;
   int device = 0;
   bool list = false, quiet = false;
   std::string mode_s = "run", cc_s;
-  app.add_option("--kernels", kernels_s, "Comma list of kernels (default: all registered)");
+  app.add_option("--kernels", kernels_s, "Comma list of kernels or shell globs, e.g. 'sm*' (default: all registered)");
+  app.add_option("--ignore-kernels", ignore_s, "Comma list of kernels or globs to leave out");
   app.add_option("--op", op_s, "add or gemm (default: every op that has kernels)");
   app.add_option("--dtypes", dtypes_s, "Comma list of f32, f16, bf16");
   app.add_option("--out-dtypes", out_dtypes_s,
@@ -576,17 +571,21 @@ int run(int argc, char** argv) {
   }
 
   // --- what to run ----------------------------------------------------------------------------
-  bool const explicit_kernels = !kernels_s.empty() || app.count("--kernels");
+  // Kernels named one by one must each take every dtype and op asked for; a glob or
+  // --ignore-kernels just picks among the registered ones.
+  std::vector<std::string> const patterns =
+      (!kernels_s.empty() || app.count("--kernels")) ? name_list("--kernels", kernels_s) : std::vector<std::string>{};
+  std::vector<std::string> const ignore =
+      app.count("--ignore-kernels") ? name_list("--ignore-kernels", ignore_s) : std::vector<std::string>{};
+  bool const explicit_kernels =
+      !patterns.empty() && std::none_of(patterns.begin(), patterns.end(), [](std::string const& q) { return h::is_glob(q); });
   std::vector<KernelInfo const*> sel;
-  if (explicit_kernels) {
-    for (auto const& name : name_list("--kernels", kernels_s)) {
-      KernelInfo const* k = find_kernel(name);
-      if (!k) throw BadInput("unknown kernel \"" + name + "\" (registered: " + registered_names() + ")");
-      if (std::find(sel.begin(), sel.end(), k) == sel.end()) sel.push_back(k);
-    }
-  } else {
-    for (auto const& k : kernels()) sel.push_back(&k);
+  try {
+    sel = h::select_kernels(patterns, ignore);
+  } catch (std::invalid_argument const& e) {
+    throw BadInput(e.what());
   }
+  if (sel.empty()) throw BadInput("--ignore-kernels leaves no kernel");
   if (app.count("--op")) {
     OpKind op;
     if (!parse_op(op_s, &op)) throw BadInput("unknown op \"" + op_s + "\" (add or gemm)");

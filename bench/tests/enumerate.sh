@@ -3,6 +3,7 @@
 # nothing: every benchmark would_run, and what the GPU (--compute-capability) cannot run as
 # not_supported with the reason.
 set -uo pipefail
+set -f  # the loop below passes globs such as --kernels=x* unquoted
 bench=${1:?usage: $0 <path to loom-bench>}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -20,12 +21,22 @@ check "summary" '^enumerate: 2 benchmarks would run, 1 not_supported$'
 "$bench" --mode=enumerate --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
 check "default sweep at 9.0" '^enumerate: [0-9]+ benchmarks would run, 0 not_supported$'
 
+# --kernels globs, --ignore-kernels, --providers.
+"$bench" --mode=enumerate --kernels='sm*' --ignore-kernels=sm80 --dtypes=bf16 --layouts=rcr --m=4096 --compute-capability=90 >"$tmp/out" 2>"$tmp/err"
+check "glob and ignore" '^enumerate: 2 benchmarks would run, 0 not_supported$'
+check "glob: sm90" '^sm90/bf16/rcr/4096x4096x4096 +would_run'
+"$bench" --mode=enumerate --kernels=add --dtypes=f32 --m=2048 --providers=loom >"$tmp/out" 2>"$tmp/err"
+check "providers=loom: no baselines" '^enumerate: 1 benchmarks would run, 0 not_supported$'
+"$bench" --mode=enumerate --kernels=add --dtypes=f32 --m=2048 --providers=cublas,memcpy >"$tmp/out" 2>"$tmp/err"
+check "providers=cublas,memcpy" '^memcpy_d2d/f32/ccc/2048x2048x0 +would_run'
+check "providers=cublas,memcpy: no kernel" '^enumerate: 2 benchmarks would run, 0 not_supported$'
+
 # --list: loom-validate's table (header, dtypes, minimum compute capability).
 "$bench" --list >"$tmp/out" 2>"$tmp/err"
 check "--list header" '^kernel +op +dtypes +min_cc +description$'
 check "--list sm90" '^sm90 +gemm +f16, bf16 +9\.0 '
 
-for args in "--list=1" "--mode=enumerate --compute-capability=nine" "--mode=time" "--compute-capability=90"; do
+for args in "--list=1" "--mode=enumerate --kernels=x*" "--mode=enumerate --providers=foo" "--mode=enumerate --kernels=sm90 --ignore-kernels=sm*" "--mode=enumerate --compute-capability=nine" "--mode=time" "--compute-capability=90"; do
   rc=0
   # shellcheck disable=SC2086
   "$bench" $args >"$tmp/out" 2>"$tmp/err" || rc=$?

@@ -24,6 +24,14 @@ check "csv summary on stderr" "$TMP/err" '^enumerate: 2 cases, 2 would run, 0 no
 "$VALIDATE" --mode=enumerate --compute-capability=9.0 >"$TMP/out" 2>"$TMP/err"
 check "default sweep" "$TMP/out" '^enumerate: [0-9]+ cases, [0-9]+ would run, 0 not_supported$'
 
+# --kernels globs and --ignore-kernels.
+"$VALIDATE" --mode=enumerate --compute-capability=90 --kernels='sm*' --ignore-kernels=sm90 --dtypes=bf16 --layouts=rcr \
+  --m=64 --n=64 --k=64 --ld-pad=0 --misalign=0 --alpha=1 --beta=0 >"$TMP/out" 2>"$TMP/err"
+check "glob and ignore" "$TMP/out" '^enumerate: 1 cases, 1 would run, 0 not_supported$'
+check "glob: sm80" "$TMP/out" '^sm80/bf16/rcr/64x64x64/'
+expect_bad_input 'matches no kernel' --mode=enumerate --kernels='zz*'
+expect_bad_input '--ignore-kernels leaves no kernel' --mode=enumerate --kernels=add --ignore-kernels='a*'
+
 # A repro line (harness::repro_command, printed under a failing row) selects exactly its case.
 "$VALIDATE" --mode=enumerate --compute-capability=90 --kernels=sm90 --op=gemm --dtypes=bf16 --out-dtypes=f32 \
   --layouts=rcr --m=1000 --n=129 --k=255 --ld-pad=3 --misalign=1 --alpha=0.5 --beta=-2 --seed=20240601 >"$TMP/out" 2>"$TMP/err"
