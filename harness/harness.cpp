@@ -1233,7 +1233,11 @@ std::string repro_command(std::string const& kernel, Problem const& p0, int misa
   return cmd;
 }
 
-bool is_glob(std::string const& pattern) { return pattern.find_first_of("*?[") != std::string::npos; }
+bool is_glob(std::string const& pattern) {
+  std::size_t const open = pattern.find('[');
+  return pattern.find_first_of("*?") != std::string::npos ||
+         (open != std::string::npos && pattern.find(']', open + 1) != std::string::npos);
+}
 
 std::vector<KernelInfo const*> select_kernels(std::vector<std::string> const& patterns,
                                               std::vector<std::string> const& ignore) {

@@ -251,8 +251,8 @@ std::string repro_command(std::string const& kernel, Problem const& p, int misal
 // that matches nothing, throws std::invalid_argument naming it. Empty PATTERNS: every kernel.
 std::vector<KernelInfo const*> select_kernels(std::vector<std::string> const& patterns,
                                               std::vector<std::string> const& ignore);
-// Whether a --kernels pattern is a glob (then loom-validate does not insist that every kernel it
-// matches takes every named dtype or op).
+// Whether a --kernels pattern is a glob: it has * or ?, or a [...] class (then loom-validate does
+// not insist that every kernel it matches takes every named dtype or op).
 bool is_glob(std::string const& pattern);
 
 // The registered kernels as loom-validate --list and loom-bench --list print them: a header, then one
