@@ -3,7 +3,6 @@
 // translation units, one per pair of majornesses: gemm_sm80_{kk,km,mk,mm}.cu.
 #include <algorithm>
 #include <cstdint>
-#include <utility>
 
 #include "kernels/gemm_sm80.cuh"
 #include "kernels/operand_layout.hpp"
@@ -26,26 +25,16 @@ int copy_bytes(void const* p, GmemShape const& g) {
 
 cudaError_t launch(Problem const& p0, Operands const& ops, cudaStream_t stream) {
   Problem const p = with_default_lds(p0);
-  void const* a = ops.a;
-  void const* b = ops.b;
-  GmemShape ga = operand_shape(p.a, p.lda, p.m, p.k, false);  // A(m, k)
-  GmemShape gb = operand_shape(p.b, p.ldb, p.n, p.k, true);   // B(k, n) as (n, k)
-  GmemShape gd = operand_shape(p.c, p.ldc, p.m, p.n, false);
-  if (p.c == Order::col) {  // D^T = B^T A^T: D^T is row-major
-    std::swap(a, b);
-    std::swap(ga, gb);
-    gd = operand_shape(p.c, p.ldc, p.n, p.m, true);
-  }
+  RowMajorGemm const g = row_major_gemm(p, ops);
+  GmemShape const &ga = g.ga, &gb = g.gb;
   sm80::Args args{};
-  args.a = a, args.b = b, args.c = ops.c, args.d = ops.d;
-  args.ga = ga, args.gb = gb, args.gd = gd;
+  args.a = g.a, args.b = g.b, args.c = ops.c, args.d = ops.d;
+  args.ga = ga, args.gb = gb, args.gd = g.gd;
   args.alpha = float(p.alpha), args.beta = float(p.beta);
-  args.bytes_a = copy_bytes(a, ga);
-  args.bytes_b = copy_bytes(b, gb);
+  args.bytes_a = copy_bytes(g.a, ga);
+  args.bytes_b = copy_bytes(g.b, gb);
   args.out = p.out_dtype;
-  std::size_t const es = size_of(p.out_dtype);
-  auto aligned = [&](void const* q) { return reinterpret_cast<std::uintptr_t>(q) % (2 * es) == 0; };
-  args.pair_d = aligned(ops.d) && (p.beta == 0 || aligned(ops.c)) && (gd.shape[0] == 1 || gd.stride[0] % 2 == 0);
+  args.pair_d = g.pair_d;
 
   bool const bf16 = p.dtype == DType::bf16, fast = args.bytes_a == 16 && args.bytes_b == 16;
   // k-major: k has the unit stride (a static 1 in the kernel's global tensors).

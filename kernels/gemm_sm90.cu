@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
-#include <utility>
 
 #include "kernels/gemm_sm90.cuh"
 #include "kernels/operand_layout.hpp"
@@ -19,27 +18,15 @@
 namespace loom {
 namespace {
 
-// The problem as the kernel sees it: A (m,k), B (n,k), D row-major (m,n); a column-major D is
-// D^T = B^T A^T.
+// The kernel's arguments: the problem as row_major_gemm sees it, plus alpha, beta and D's type.
 sm90::Args make_args(Problem const& p, Operands const& ops) {
-  void const* a = ops.a;
-  void const* b = ops.b;
-  GmemShape ga = operand_shape(p.a, p.lda, p.m, p.k, false);  // A(m, k)
-  GmemShape gb = operand_shape(p.b, p.ldb, p.n, p.k, true);   // B(k, n) as (n, k)
-  GmemShape gd = operand_shape(p.c, p.ldc, p.m, p.n, false);
-  if (p.c == Order::col) {
-    std::swap(a, b);
-    std::swap(ga, gb);
-    gd = operand_shape(p.c, p.ldc, p.n, p.m, true);
-  }
+  RowMajorGemm const g = row_major_gemm(p, ops);
   sm90::Args args{};
-  args.a = a, args.b = b, args.c = ops.c, args.d = ops.d;
-  args.ga = ga, args.gb = gb, args.gd = gd;
+  args.a = g.a, args.b = g.b, args.c = ops.c, args.d = ops.d;
+  args.ga = g.ga, args.gb = g.gb, args.gd = g.gd;
   args.alpha = float(p.alpha), args.beta = float(p.beta);
   args.out = p.out_dtype;
-  std::size_t const es = size_of(p.out_dtype);
-  auto aligned = [&](void const* q) { return reinterpret_cast<std::uintptr_t>(q) % (2 * es) == 0; };
-  args.pair_d = aligned(ops.d) && (p.beta == 0 || aligned(ops.c)) && (gd.shape[0] == 1 || gd.stride[0] % 2 == 0);
+  args.pair_d = g.pair_d;
   return args;
 }
 

@@ -2,6 +2,9 @@
 // chain from (mA in mA -> local_tile -> partition).
 #pragma once
 
+#include <cstdint>
+#include <utility>
+
 #include "kernels/registry.hpp"
 #include "layout/tensor.hpp"
 
@@ -33,6 +36,34 @@ GmemTensor<T, 2, kUnit> operand_tensor(T* ptr, Order order, i64 ld, i64 nx, i64 
   LOOM_REQUIRE(kUnit < 0 || kUnit == (x_contiguous(order, transposed) ? 0 : 1),
                "operand_tensor: the static unit stride is on the wrong mode");
   return make_gmem_tensor<kUnit>(ptr, Coord<2>{{g.shape[0], g.shape[1]}}, Coord<2>{{g.stride[0], g.stride[1]}});
+}
+
+// A GEMM as the tensor-core kernels see it: A (m,k), B (n,k), D row-major (m,n). A column-major D is
+// computed as D^T = B^T A^T: A and B trade places and D is seen transposed, so that the accumulator
+// fragments' neighbouring columns are neighbours in memory.
+struct RowMajorGemm {
+  void const* a;  // (m, k)
+  void const* b;  // (n, k)
+  GmemShape ga;   // (m, k) -> offset in A; one stride is 1 (the contiguous mode)
+  GmemShape gb;   // (n, k) -> offset in B
+  GmemShape gd;   // (m, n) -> offset in C and D; n is contiguous
+  bool pair_d;    // C and D take one store per two neighbouring columns (aligned for it)
+};
+
+// p's leading dimensions must be filled in (with_default_lds).
+inline RowMajorGemm row_major_gemm(Problem const& p, Operands const& ops) {
+  RowMajorGemm g{ops.a, ops.b, operand_shape(p.a, p.lda, p.m, p.k, false),  // A(m, k)
+                 operand_shape(p.b, p.ldb, p.n, p.k, true),                  // B(k, n) as (n, k)
+                 operand_shape(p.c, p.ldc, p.m, p.n, false), false};
+  if (p.c == Order::col) {
+    std::swap(g.a, g.b);
+    std::swap(g.ga, g.gb);
+    g.gd = operand_shape(p.c, p.ldc, p.n, p.m, true);
+  }
+  std::size_t const es = size_of(p.out_dtype);
+  auto aligned = [&](void const* q) { return reinterpret_cast<std::uintptr_t>(q) % (2 * es) == 0; };
+  g.pair_d = aligned(ops.d) && (p.beta == 0 || aligned(ops.c)) && (g.gd.shape[0] == 1 || g.gd.stride[0] % 2 == 0);
+  return g;
 }
 
 }  // namespace loom
