@@ -36,21 +36,39 @@ __device__ __forceinline__ float2 pair_to(typename Pair<T>::type v) {
   else return __bfloat1622float2(v);
 }
 
-// What the epilogue reads of the problem (D is row-major (m, n): n contiguous, m at stride ldd).
+// What the epilogue reads of the problem: D is row-major (m, n), n contiguous and m at stride ldd,
+// or with d_col (sm90's swapped problems) column-major, m contiguous and n at stride ldd.
 struct EpilogueArgs {
   void const* c;
   void* d;
   Coord<2> cd_shape;  // (M, N)
-  i64 ldd;            // the stride of m in C and D
+  i64 ldd;            // the stride of m in C and D (of n with d_col)
   float alpha, beta;
-  bool pair_d;        // C and D take one store per two neighbouring columns (aligned)
+  bool pair_d;        // C and D take one store per two neighbouring columns (aligned; never with d_col)
+  bool d_col = false;
 };
 
 // D = alpha*acc + beta*C over thread tid's fragment of tile (m, n); acc(i) is accumulator i in the
 // order of partition_C. beta == 0 never reads C (it may hold NaNs), as in BLAS. A tile wholly
-// inside D with paired stores takes no predicates.
-template <TiledMMA kMma, Tile kTileC, class T, class Acc>
+// inside D with paired stores takes no predicates. kDCol: D is column-major (args.d_col), one
+// element per store, each predicated.
+template <TiledMMA kMma, Tile kTileC, class T, bool kDCol = false, class Acc>
 __device__ __forceinline__ void store_d(EpilogueArgs const& args, Acc const& acc, int m, int n, int tid) {
+  if constexpr (kDCol) {
+    Coord<2> const extent = args.cd_shape, stride{{1, args.ldd}};
+    auto tCgD = partition_C<kMma, Offsets::kTabulated>(
+        local_tile<kTileC>(make_gmem_tensor<0>(static_cast<T*>(args.d), extent, stride), m, n), tid);
+    auto tCgC = partition_C<kMma, Offsets::kTabulated>(
+        local_tile<kTileC>(make_gmem_tensor<0>(static_cast<T const*>(args.c), extent, stride), m, n), tid);
+    auto tCcD = partition_C<kMma, Offsets::kTabulated>(local_tile<kTileC>(make_identity_tensor(extent), m, n), tid);
+    constexpr int kValues = int(size(decltype(tCgD)::layout).v);
+    float const alpha = args.alpha, beta = args.beta;
+#pragma unroll
+    for (int i = 0; i < kValues; ++i)
+      if (elem_less(tCcD(i), extent))
+        tCgD(i) = from_f32<T>(beta != 0.f ? alpha * acc(i) + beta * to_f32(tCgC(i)) : alpha * acc(i));
+    return;
+  }
   Coord<2> const extent = args.cd_shape, stride{{args.ldd, 1}};
   auto tCgD = partition_C<kMma, Offsets::kTabulated>(
       local_tile<kTileC>(make_gmem_tensor<1>(static_cast<T*>(args.d), extent, stride), m, n), tid);

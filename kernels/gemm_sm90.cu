@@ -1,25 +1,41 @@
-// sm90: the registration, the path and the launcher. The kernel is kernels/gemm_sm90.cuh (its
-// header says how it works), compiled for sm_90a in four translation units, one per pair of
-// majornesses: gemm_sm90_{kk,km,mk,mm}.sm90a.cu.
+// sm90: the registration, the plan, the path and the launcher. The kernel is kernels/gemm_sm90.cuh
+// (its header says how it works); kernels/CMakeLists.txt compiles it for sm_90a in one translation
+// unit per tile shape and pair of majornesses (LOOM_SM90_INSTANCES).
+//
+// Plan (kernels/gemm_sm90_plan.hpp): the model picks a tile shape, a split of K and whether to swap
+// A and B, from the problem's sizes and the SM count. LOOM_SM90_PLAN=<tile>:<splits>:<swap> (e.g.
+// 1:4:0) overrides it for tuning and tests; a plan the operands cannot take (a narrow tile with an
+// mn-major B) falls back to the model's.
 //
 // Paths (KernelInfo::path, which launch() follows, so that what validate and bench report is what
-// ran): "tma, ..." when TMA can read A and B (16-byte aligned bases, leading dimensions a multiple
-// of 8 elements), otherwise "sm80 (why)", the mma.sync kernel, which takes any alignment. On the
-// TMA path the epilogue is "tma store" (beta == 0, D's base and row stride multiples of 16 bytes)
-// or "direct store (why)", straight from the registers.
+// ran): "tma <plan>, ..." when TMA can read A and B (16-byte aligned bases, leading dimensions a
+// multiple of 8 elements), otherwise "sm80 (why)", the mma.sync kernel, which takes any alignment.
+// On the TMA path the epilogue is "tma store" (a tile shape that has it, beta == 0, D unswapped,
+// D's base and row stride multiples of 16 bytes) or "direct store (why)", from the registers.
+//
+// Split-K's partials live in a workspace per stream (allocated on first use, grown when a bigger
+// plan needs it, never shrunk): launches on one stream are ordered, so they never share one in
+// flight. Its arrival counters start at zero and every launch leaves them at zero.
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
 #include <string>
+#include <type_traits>
 
 #include "kernels/gemm_sm90.cuh"
+#include "kernels/gemm_sm90_plan.hpp"
 #include "kernels/operand_layout.hpp"
 #include "kernels/registry.hpp"
 
 namespace loom {
 namespace {
 
-// The kernel's arguments: the problem as row_major_gemm sees it, plus alpha, beta and D's type.
-sm90::Args make_args(Problem const& p, Operands const& ops) {
+// The kernel's arguments: the problem as row_major_gemm sees it, swapped to D^T = B^T A^T when the
+// plan says so, plus alpha, beta and D's type.
+sm90::Args make_args(Problem const& p, Operands const& ops, bool swap) {
   RowMajorGemm const g = row_major_gemm(p, ops);
   sm90::Args args{};
   args.a = g.a, args.b = g.b, args.c = ops.c, args.d = ops.d;
@@ -27,6 +43,14 @@ sm90::Args make_args(Problem const& p, Operands const& ops) {
   args.alpha = float(p.alpha), args.beta = float(p.beta);
   args.out = p.out_dtype;
   args.pair_d = g.pair_d;
+  args.splits = 1;
+  if (swap) {
+    std::swap(args.a, args.b);
+    std::swap(args.ga, args.gb);
+    args.gd = GmemShape{{g.gd.shape[1], g.gd.shape[0]}, {g.gd.stride[1], g.gd.stride[0]}};
+    args.d_col = true;
+    args.pair_d = false;
+  }
   return args;
 }
 
@@ -38,28 +62,114 @@ std::string why_no_tma(char const* name, void const* ptr, GmemShape const& g) {
   return {};
 }
 
-template <bool kAK, bool kBK>
-std::string tma_maps(sm90::Args const& args) {
-  CUtensorMap a, b;
-  return sm90::make_tma_maps<kAK, kBK>(args, &a, &b);
+int sm_count() {
+  static int const sms = [] {
+    int dev = 0, n = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+      return 0;
+    return n;
+  }();
+  return sms;
+}
+
+// LOOM_SM90_PLAN, parsed once: tile, splits, swap; tile < 0 when unset or malformed.
+sm90::Plan forced_plan() {
+  static sm90::Plan const forced = [] {
+    sm90::Plan f;
+    f.tile = -1;
+    char const* env = std::getenv("LOOM_SM90_PLAN");
+    int t = 0, s = 0, w = 0;
+    char tail = 0;
+    if (env && std::sscanf(env, "%d:%d:%d%c", &t, &s, &w, &tail) == 3 && t >= 0 && t < sm90::kTileShapeCount && s >= 1 &&
+        s <= 64 && (w == 0 || w == 1))
+      f = sm90::Plan{t, s, w == 1, 0};
+    return f;
+  }();
+  return forced;
+}
+
+// The plan for a problem (with its leading dimensions filled in).
+sm90::Plan choose_plan(Problem const& p, Operands const& ops) {
+  sm90::Args const args = make_args(p, ops, false);
+  sm90::PlanInput in;
+  in.m = args.ga.shape[0], in.n = args.gb.shape[0], in.k = args.ga.shape[1];
+  in.a_k_major = args.ga.stride[1] == 1, in.b_k_major = args.gb.stride[1] == 1;
+  in.sms = sm_count() > 0 ? sm_count() : 132;
+  in.out_bytes = int(size_of(p.out_dtype));
+  in.beta = p.beta != 0;
+  sm90::Plan const f = forced_plan();
+  if (f.tile >= 0 && ((f.swap ? in.a_k_major : in.b_k_major) || sm90::tile_takes_mn_major_b(sm90::kTileShapes[f.tile])))
+    return f;
+  return sm90::plan(in);
+}
+
+// One tile shape and pair of majornesses, as a call of F(integral constants...).
+template <class F>
+auto dispatch(int tile, bool ak, bool bk, F&& f) {
+#define LOOM_SM90_CASE(T, AK, BK) \
+  if (tile == T && ak == AK && bk == BK) return f(std::integral_constant<int, T>{}, std::bool_constant<AK>{}, std::bool_constant<BK>{});
+  LOOM_SM90_INSTANCES(LOOM_SM90_CASE)
+#undef LOOM_SM90_CASE
+  return f(std::integral_constant<int, 0>{}, std::bool_constant<true>{}, std::bool_constant<true>{});  // not reached
+}
+
+std::string tma_why(sm90::Plan const& plan, sm90::Args const& args) {
+  bool const ak = args.ga.stride[1] == 1, bk = args.gb.stride[1] == 1;
+  return dispatch(plan.tile, ak, bk, [&](auto t, auto a, auto b) {
+    CUtensorMap ma, mb;
+    return sm90::tma_maps<decltype(t)::value, decltype(a)::value, decltype(b)::value>(args, &ma, &mb);
+  });
 }
 
 std::string path(Problem const& p0, Operands const& ops) {
   Problem const p = with_default_lds(p0);
   std::string why = why_no_tma("A", ops.a, operand_shape(p.a, p.lda, p.m, p.k, false));
   if (why.empty()) why = why_no_tma("B", ops.b, operand_shape(p.b, p.ldb, p.n, p.k, true));
-  if (why.empty()) {
-    sm90::Args const args = make_args(p, ops);
-    bool const ak = args.ga.stride[1] == 1, bk = args.gb.stride[1] == 1;
-    why = ak && bk ? tma_maps<true, true>(args)
-          : ak     ? tma_maps<true, false>(args)
-          : bk     ? tma_maps<false, true>(args)
-                   : tma_maps<false, false>(args);
-  }
+  sm90::Plan const plan = why.empty() ? choose_plan(p, ops) : sm90::Plan{};
+  sm90::Args const args = make_args(p, ops, plan.swap);
+  if (why.empty()) why = tma_why(plan, args);
   if (!why.empty()) return "sm80 (" + why + ")";
+  std::string store = sm90::tile_has_tma_store(sm90::kTileShapes[plan.tile]) ? "" : "the tile is narrower than a store box";
   CUtensorMap d;
-  std::string const store = sm90::make_tma_store_map(make_args(p, ops), &d);
-  return store.empty() ? "tma, tma store" : "tma, direct store (" + store + ")";
+  if (store.empty()) store = sm90::make_tma_store_map(args, &d);
+  return "tma " + sm90::describe(plan) + (store.empty() ? ", tma store" : ", direct store (" + store + ")");
+}
+
+// The split-K workspace of a stream: the partials, and the arrival counters (kept zero).
+struct Workspace {
+  void* partials = nullptr;
+  std::size_t partial_bytes = 0;
+  void* arrivals = nullptr;
+  std::size_t arrival_bytes = 0;
+};
+
+// Makes *buf at least `need` bytes (zeroed on allocation when `zero`).
+cudaError_t grow(cudaStream_t stream, void** buf, std::size_t* have, std::size_t need, bool zero) {
+  if (*have >= need) return cudaSuccess;
+  if (*buf) {
+    // Launches already queued on this stream may still use the old buffer.
+    cudaError_t e = cudaStreamSynchronize(stream);
+    if (e == cudaSuccess) e = cudaFree(*buf);
+    *buf = nullptr, *have = 0;
+    if (e != cudaSuccess) return e;
+  }
+  if (cudaError_t e = cudaMalloc(buf, need); e != cudaSuccess) return e;
+  *have = need;
+  return zero ? cudaMemsetAsync(*buf, 0, need, stream) : cudaSuccess;
+}
+
+cudaError_t workspace_for(cudaStream_t stream, std::size_t partial_bytes, std::size_t counters, float** partials,
+                          unsigned** arrivals) {
+  static std::mutex mu;
+  static std::map<cudaStream_t, Workspace> spaces;
+  std::lock_guard<std::mutex> lock(mu);
+  Workspace& ws = spaces[stream];
+  if (cudaError_t e = grow(stream, &ws.partials, &ws.partial_bytes, partial_bytes, false); e != cudaSuccess) return e;
+  if (cudaError_t e = grow(stream, &ws.arrivals, &ws.arrival_bytes, counters * sizeof(unsigned), true); e != cudaSuccess)
+    return e;
+  *partials = static_cast<float*>(ws.partials);
+  *arrivals = static_cast<unsigned*>(ws.arrivals);
+  return cudaSuccess;
 }
 
 cudaError_t launch(Problem const& p0, Operands const& ops, cudaStream_t stream) {
@@ -68,22 +178,26 @@ cudaError_t launch(Problem const& p0, Operands const& ops, cudaStream_t stream) 
     KernelInfo const* sm80 = find_kernel("sm80");
     return sm80 ? sm80->launch(p, ops, stream) : cudaErrorNotSupported;
   }
-  sm90::Args args = make_args(p, ops);
-  static int const sms = [] {
-    int dev = 0, n = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-      return 0;
-    return n;
-  }();
-  if (sms <= 0) return cudaErrorInvalidDevice;
-  args.sm_count = sms;
+  if (sm_count() <= 0) return cudaErrorInvalidDevice;
+  sm90::Plan const plan = choose_plan(p, ops);
+  sm90::Args args = make_args(p, ops, plan.swap);
+  args.sm_count = sm_count();
+  args.splits = plan.splits;
+  if (plan.splits > 1) {
+    sm90::TileShape const t = sm90::kTileShapes[plan.tile];
+    i64 const m = args.ga.shape[0], n = args.gb.shape[0];
+    std::size_t const tiles = std::size_t(sm90::ceil_div(sm90::ceil_div(m, t.bm), t.cluster_m) * t.cluster_m * sm90::ceil_div(n, t.bn));
+    if (cudaError_t e = workspace_for(stream, std::size_t(sm90::workspace_bytes(t, m, n, plan.splits)),
+                                      tiles * std::size_t(sm90::tile_consumers(t)), &args.partials, &args.arrivals);
+        e != cudaSuccess)
+      return e;
+  }
   bool const bf16 = p.dtype == DType::bf16;
   bool const ak = args.ga.stride[1] == 1, bk = args.gb.stride[1] == 1;
-  // path() built these maps already, so the launcher's make_tma_maps cannot fail here.
-  return ak && bk ? sm90::launch_majors<true, true>(args, bf16, stream, nullptr)
-         : ak     ? sm90::launch_majors<true, false>(args, bf16, stream, nullptr)
-         : bk     ? sm90::launch_majors<false, true>(args, bf16, stream, nullptr)
-                  : sm90::launch_majors<false, false>(args, bf16, stream, nullptr);
+  // path() built these maps already, so the launcher's tma_maps cannot fail here.
+  return dispatch(plan.tile, ak, bk, [&](auto t, auto a, auto b) {
+    return sm90::launch_tiling<decltype(t)::value, decltype(a)::value, decltype(b)::value>(args, bf16, stream, nullptr);
+  });
 }
 
 std::string check(Problem const& p) {
@@ -95,8 +209,9 @@ std::string check(Problem const& p) {
 
 KernelInfo sm90_kernel_info() {
   KernelInfo k{"sm90", OpKind::gemm, {DType::f16, DType::bf16}, 90,
-               "Hopper wgmma m64n256k16, TMA multicast over 2-CTA clusters, warp-specialized persistent, "
-               "128x256x64 tiles in 4 stages; fp32 accumulation; sm80 where TMA cannot read A or B",
+               "Hopper wgmma, TMA (multicast over 2-CTA clusters), warp-specialized persistent; tile shape "
+               "(128x256, 128x128, 128x64, 128x16), split-K and swap-AB picked per problem by a model; fp32 "
+               "accumulation; sm80 where TMA cannot read A or B",
                check, launch};
   k.path = path;
   return k;

@@ -86,6 +86,7 @@
 #include <string>
 
 #include "kernels/epilogue.cuh"
+#include "kernels/gemm_sm90_plan.hpp"
 #include "kernels/operand_layout.hpp"
 #include "kernels/ptx_sm90.cuh"
 #include "kernels/registry.hpp"
@@ -96,7 +97,8 @@
 
 namespace loom::sm90 {
 
-// What the launcher knows of a problem, after the transposition for a column-major D.
+// What the launcher knows of a problem, in the orientation the kernel computes it (after
+// row_major_gemm's transposition for a column-major D, and the plan's swap).
 struct Args {
   void const* a;  // (m, k)
   void const* b;  // (n, k)
@@ -104,34 +106,54 @@ struct Args {
   void* d;
   GmemShape ga;  // (m, k) -> offset in A; one stride is 1 (the contiguous mode)
   GmemShape gb;  // (n, k) -> offset in B
-  GmemShape gd;  // (m, n) -> offset in C and D; n is contiguous
+  GmemShape gd;  // (m, n) -> offset in C and D; n is contiguous, or m when d_col
   float alpha, beta;
   DType out;
   bool pair_d;
+  bool d_col;    // D's m is contiguous (a swapped row-major D): direct stores only
   int sm_count;  // multiprocessors of the device (the persistent grid's bound)
+  int splits;    // K split this many ways (1: whole tiles)
+  float* partials;     // split-K: fp32 partial tiles (workspace_bytes of the plan)
+  unsigned* arrivals;  // split-K: one counter per CTA tile and warpgroup, zero between launches
 };
 
-// Launches the kernel for a k-major (kAK) or mn-major A and a k-major (kBK) or mn-major B. Returns
-// a CUDA error, or cudaErrorInvalidValue with *why set when the operands cannot take TMA.
-template <bool kAK, bool kBK>
-cudaError_t launch_majors(Args const& args, bool bf16, cudaStream_t stream, std::string* why);
-extern template cudaError_t launch_majors<true, true>(Args const&, bool, cudaStream_t, std::string*);
-extern template cudaError_t launch_majors<true, false>(Args const&, bool, cudaStream_t, std::string*);
-extern template cudaError_t launch_majors<false, true>(Args const&, bool, cudaStream_t, std::string*);
-extern template cudaError_t launch_majors<false, false>(Args const&, bool, cudaStream_t, std::string*);
-
-constexpr int kBM = 128, kBN = 256, kBK = 64;
-constexpr int kStages = 4;        // 48 KB each; 4 fill the 227 KB a CTA may have
-constexpr int kConsumers = 2;     // warpgroups, 64 rows of the tile each
-constexpr int kThreads = 128 * (1 + kConsumers);
-constexpr int kClusterM = 2;      // CTAs along M that share B's tile
-constexpr int kGroupM = 8;        // cluster rows per group of the tile order (2, 4 and 16 measured slower)
+constexpr int kGroupM = 8;  // cluster rows per group of the tile order (2, 4 and 16 measured slower)
 constexpr int kProducerRegs = 40, kConsumerRegs = 232;
 constexpr int kLag = 1;  // k tiles warpgroup 1 runs behind warpgroup 0 (0 and 2 measured no faster)
-// The epilogue stages D through shared memory in sub-tiles of 64 rows x 128 bytes, double-buffered
-// per consumer warpgroup, and TMA stores them.
-constexpr int kEpiBuffers = 2, kEpiBufferBytes = 64 * 128;
-static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * kConsumers <= 65536, "setmaxnreg: more than the SM's registers");
+static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * 2 <= 65536, "setmaxnreg: more than the SM's registers");
+
+// One tile shape of the menu (kernels/gemm_sm90_plan.hpp), as compile-time constants.
+template <int kIndex>
+struct Tiling {
+  static constexpr TileShape kShape = kTileShapes[kIndex];
+  static constexpr int kBM = kShape.bm, kBN = kShape.bn, kClusterM = kShape.cluster_m;
+  static constexpr int kConsumers = tile_consumers(kShape);  // warpgroups, 64 rows of the tile each
+  static constexpr int kThreads = 128 * (1 + kConsumers);
+  static constexpr int kStages = tile_stages(kShape);
+  static constexpr bool kTmaStore = tile_has_tma_store(kShape);
+  static_assert(kConsumers >= 1 && kConsumers <= 2 && kStages >= 2);
+};
+
+// Launches tile shape kTile for a k-major (kAK) or mn-major A and a k-major (kBK) or mn-major B.
+// Returns a CUDA error, or cudaErrorInvalidValue with *why set when the operands cannot take TMA.
+template <int kTile, bool kAK, bool kBK>
+cudaError_t launch_tiling(Args const& args, bool bf16, cudaStream_t stream, std::string* why);
+// Both operands' TMA maps for tile shape kTile, or why TMA cannot read them.
+template <int kTile, bool kAK, bool kBK>
+std::string tma_maps(Args const& args, CUtensorMap* a, CUtensorMap* b);
+
+// The instantiations, one translation unit each (kernels/CMakeLists.txt generates them): every
+// tile shape with every pair of majornesses it takes (a narrow B tile must be k-major).
+#define LOOM_SM90_INSTANCES(X)                                                                     \
+  X(0, true, true) X(0, true, false) X(0, false, true) X(0, false, false)                          \
+  X(1, true, true) X(1, true, false) X(1, false, true) X(1, false, false)                          \
+  X(2, true, true) X(2, true, false) X(2, false, true) X(2, false, false)                          \
+  X(3, true, true) X(3, false, true)
+#define LOOM_SM90_EXTERN(T, AK, BK)                                                                \
+  extern template cudaError_t launch_tiling<T, AK, BK>(Args const&, bool, cudaStream_t, std::string*); \
+  extern template std::string tma_maps<T, AK, BK>(Args const&, CUtensorMap*, CUtensorMap*);
+LOOM_SM90_INSTANCES(LOOM_SM90_EXTERN)
+#undef LOOM_SM90_EXTERN
 
 // ---------------------------------------------------------------------------------------------
 // Configuration: every layout, computed at compile time
@@ -140,7 +162,7 @@ static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * kConsumers <= 65536, "
 // One operand's (kMN, kBK) stage, its TMA boxes and its wgmma descriptors. kWgmmaMN: the rows one
 // wgmma reads (64 for A, kBN for B). kShare: CTAs that share the tile (each loads kBoxes / kShare
 // boxes and multicasts them).
-template <int kMN, bool kKMajor_, int kWgmmaMN, int kShare>
+template <int kMN, bool kKMajor_, int kWgmmaMN, int kShare, int kStages>
 struct OperandConfig {
   static constexpr bool kKMajor = kKMajor_;
   static constexpr int kUnit = kKMajor ? 1 : 0;  // the mode of (mn, k) with unit stride in global memory
@@ -190,23 +212,27 @@ struct OperandConfig {
   static_assert(valid());
 };
 
-template <bool kAKMajor, bool kBKMajor>
+template <class Tl, bool kAKMajor, bool kBKMajor>
 struct Config {
-  using A = OperandConfig<kBM, kAKMajor, 64, 1>;
-  using B = OperandConfig<kBN, kBKMajor, kBN, kClusterM>;
+  using T = Tl;
+  static constexpr int kBM = Tl::kBM, kBN = Tl::kBN, kStages = Tl::kStages, kConsumers = Tl::kConsumers;
+  using A = OperandConfig<kBM, kAKMajor, 64, 1, kStages>;
+  using B = OperandConfig<kBN, kBKMajor, kBN, Tl::kClusterM, kStages>;
   // What one stage's full barrier waits for: all of A and B land in every CTA.
   static constexpr int kStageBytes = A::kStageBytes + B::kStageBytes;
-  // The TiledMMA: two warpgroups along M, each m64n256k16 over 64 x 256.
+  // The TiledMMA: the consumer warpgroups along M, each m64nBNk16 over 64 x BN.
   static constexpr TiledMMA kMma = make_tiled_mma(mma_atom_sm90_64xNx16(kBN), make_layout(make_shape(kConsumers, 1, 1)));
   static constexpr Tile kTileC = make_tile(kBM, kBN);
   static constexpr Layout kAcc = decltype(partition_fragment_C<float, kMma, make_layout(make_shape(kBM, kBN))>())::layout;
   static constexpr int kAccs = int(size(kAcc).v);
   // Shared memory: A's stages, B's, the epilogue's buffers (kEpiBuffers of kEpiBufferBytes per
-  // consumer), then the barriers; 1 KB of slack to align the base to the 128-byte swizzle's
-  // 1024-byte repeat.
+  // consumer, with the TMA store), the barriers (a full and an empty per stage, and `start`), then
+  // one word per consumer (the split-K fixup's verdict); 1 KB of slack to align the base to the
+  // 128-byte swizzle's 1024-byte repeat.
   static constexpr int kEpiOffset = kStages * kStageBytes;
-  static constexpr int kBarrierOffset = kEpiOffset + kConsumers * kEpiBuffers * kEpiBufferBytes;
-  static constexpr int kSmemBytes = kBarrierOffset + (2 * kStages + 1) * 8 + 1024;
+  static constexpr int kBarrierOffset = kEpiOffset + tile_epilogue_bytes(Tl::kShape);
+  static constexpr int kWordOffset = kBarrierOffset + (2 * kStages + 1) * 8;
+  static constexpr int kSmemBytes = kWordOffset + 4 * kConsumers + 1024;
 
   static constexpr bool valid() {
     // Accumulator i is the wgmma's D register i (the atom's C TV layout in register order), and
@@ -222,7 +248,7 @@ struct Config {
         if (c[0] != c0[0] || c[1] != c0[1] + 1) return false;
       }
     }
-    return kAccs == kBN / 2 && kMma.size() == 128 * kConsumers && kSmemBytes <= 227 * 1024;
+    return kAccs == kBN / 2 && kAccs % 4 == 0 && kMma.size() == 128 * kConsumers && kSmemBytes <= kSmemLimit;
   }
   static_assert(valid());
 };
@@ -237,22 +263,40 @@ struct Params {
   CUtensorMap tma_d;  // D (m, n) in boxes of EpilogueConfig<T>::kBox, when tma_store
   Coord<2> shape_a, shape_b;  // (M, K), (N, K)
   EpilogueArgs ep;
-  int tiles_m, tiles_n, k_tiles;
+  int tiles_m, tiles_n, k_tiles, splits;
   DType out;
   bool tma_store;  // the epilogue stores D with TMA (else straight from the registers)
+  float* partials;     // split-K
+  unsigned* arrivals;  // split-K
 };
 
-// Cluster tiles in order: unit u is (cluster row, N tile) within groups of kGroupM cluster rows,
-// column by column; the CTA of cluster rank r takes M tile kClusterM * row + r.
+// Work units in order: unit u is split u % splits of cluster tile u / splits; cluster tiles are
+// (cluster row, N tile) within groups of kGroupM cluster rows, column by column; the CTA of cluster
+// rank r takes M tile kClusterM * row + r. Split s takes k tiles [s K / S, (s+1) K / S).
+template <int kClusterM>
 struct TileScheduler {
-  int rows, tiles_n, units;  // cluster rows, N tiles, cluster tiles
-  __device__ TileScheduler(int tiles_m, int tiles_n_)
-      : rows((tiles_m + kClusterM - 1) / kClusterM), tiles_n(tiles_n_), units(rows * tiles_n_) {}
-  __device__ void tile(int u, unsigned rank, int& m, int& n) const {
-    int const per_group = kGroupM * tiles_n, first = u / per_group * kGroupM, in_group = u % per_group;
+  int rows, tiles_n, splits, k_tiles, units;  // cluster rows, N tiles, splits, k tiles, work units
+  __device__ TileScheduler(int tiles_m, int tiles_n_, int splits_, int k_tiles_)
+      : rows((tiles_m + kClusterM - 1) / kClusterM), tiles_n(tiles_n_), splits(splits_), k_tiles(k_tiles_),
+        units(rows * tiles_n_ * splits_) {}
+  struct Work {
+    int tile;  // the cluster tile
+    int m, n;  // this CTA's tile
+    int split, k_begin, k_end;
+  };
+  __device__ Work work(int u, unsigned rank) const {
+    Work w;
+    w.tile = u / splits;
+    w.split = u - w.tile * splits;
+    int const per_group = kGroupM * tiles_n, first = w.tile / per_group * kGroupM, in_group = w.tile % per_group;
     int const group_rows = ::min(rows - first, kGroupM);
-    m = (first + in_group % group_rows) * kClusterM + int(rank);
-    n = in_group / group_rows;
+    w.m = (first + in_group % group_rows) * kClusterM + int(rank);
+    w.n = in_group / group_rows;
+    // 32-bit: k_tiles * splits < 2^31 (K < 2^31, splits <= 16); a 64-bit division here would put
+    // the consumers' accumulators on the stack.
+    w.k_begin = int(unsigned(w.split) * unsigned(k_tiles) / unsigned(splits));
+    w.k_end = int(unsigned(w.split + 1) * unsigned(k_tiles) / unsigned(splits));
+    return w;
   }
 };
 
@@ -260,7 +304,7 @@ struct TileScheduler {
 // sub-tiles of 64 rows x kCols columns (128 bytes), each written to a shared buffer under the
 // 128-byte swizzle (conflict-free: the 8 rows of a store instruction land in 8 different 16-byte
 // chunks) and stored by one TMA box, which clips at D's edges.
-template <class T>
+template <class T, int kBN>
 struct EpilogueConfig {
   static constexpr int kBits = int(sizeof(T)) * 8;
   static constexpr int kCols = 128 / int(sizeof(T));
@@ -278,14 +322,15 @@ struct EpilogueConfig {
   static constexpr bool valid() {
     // The view is the box in each sub-tile, and sub-tile j is accumulators [j kValues, (j+1) kValues).
     Layout const part = kMma.partition_C(make_layout(make_shape(64, kBN), make_stride(basis(0), basis(1)))).layout;
-    for (int v = 0; v < 128; ++v) {
+    for (int v = 0; v < kBN / 2; ++v) {
       Coord<2> const c = crd2idx_flat<Coord<2>>(v, part.shape, part.stride);
       if (c[1] / kCols != v / kValues) return false;
     }
     for (int r = 0; r < 64; r += 7)
       for (int c = 0; c < kBN; c += 3)
         if (kView(make_shape(r, make_shape(c % kCols, c / kCols))) != kBox.layout(make_shape(r, c % kCols))) return false;
-    return kBox.swizzle == gmma_swizzle(GmmaSwizzle::k128B, kBits) && 64 * kCols * int(sizeof(T)) == kEpiBufferBytes;
+    return kBN % kCols == 0 && kBox.swizzle == gmma_swizzle(GmmaSwizzle::k128B, kBits) &&
+           64 * kCols * int(sizeof(T)) == kEpiBufferBytes;
   }
   static_assert(valid());
 };
@@ -294,10 +339,10 @@ struct EpilogueConfig {
 // buffers at shared address `buffers`; `stores` counts the warpgroup's TMA stores so far (each
 // buffer is reused two stores later, once that store has read it). Thread `leader` of the
 // warpgroup (tid % 128 == 0) issues and waits; named barrier 1 + w syncs the warpgroup.
-template <class T, class Acc>
+template <class T, int kBN, int kConsumers, class Acc>
 __device__ __forceinline__ void store_d_tma(Params const& p, Acc const& acc, int m, int n, int w, int tid,
                                             unsigned buffers, unsigned char* buffers_ptr, int& stores) {
-  using E = EpilogueConfig<T>;
+  using E = EpilogueConfig<T, kBN>;
   using P = typename Pair<T>::type;
   bool const leader = tid % 128 == 0;
   auto const cD = make_identity_tensor(p.ep.cd_shape);  // (M,N) -> (m,n)
@@ -310,7 +355,7 @@ __device__ __forceinline__ void store_d_tma(Params const& p, Acc const& acc, int
     named_barrier_sync(1 + w, 128);
     auto sD = make_tensor<E::kView>(SwizzledPtrEngine<T, E::kBox.swizzle>{
         reinterpret_cast<T*>(buffers_ptr + buf * kEpiBufferBytes)});  // (64,(COLS,SUB)) -> buffer
-    auto tCsD = partition_C<E::kMma, Offsets::kTabulated>(sD, tid % 128);  // (2,2,32): the accumulators' places
+    auto tCsD = partition_C<E::kMma, Offsets::kTabulated>(sD, tid % 128);  // (2,2,BN/8): the accumulators' places
 #pragma unroll
     for (int q = 0; q < E::kValues / 2; ++q) {
       int const v = j * E::kValues + 2 * q;
@@ -319,7 +364,7 @@ __device__ __forceinline__ void store_d_tma(Params const& p, Acc const& acc, int
     fence_proxy_async_shared_cta();  // generic-proxy writes -> the TMA engine's reads
     named_barrier_sync(1 + w, 128);
     if (leader) {
-      Coord<2> const c = local_tile<E::kSubtile>(cD, 2 * m + w, n * E::kSubtiles + j).base;  // (row, col)
+      Coord<2> const c = local_tile<E::kSubtile>(cD, kConsumers * m + w, n * E::kSubtiles + j).base;  // (row, col)
       tma_store_2d(&p.tma_d, buffers + unsigned(buf * kEpiBufferBytes), int(c[1]), int(c[0]));
       bulk_commit_group();
     }
@@ -327,11 +372,45 @@ __device__ __forceinline__ void store_d_tma(Params const& p, Acc const& acc, int
   }
 }
 
+// Split-K: the warpgroup's partial tile goes to its slot of the workspace; the split that arrives
+// last on the tile's counter sums every split's partial, in split order, into acc and returns
+// true (it stores D); the others return false. Reading its own partial back too keeps the sum's
+// order fixed whichever split is last, so D's bits do not depend on timing. The counter wraps to
+// zero on the last arrival (atomicInc), ready for the next launch. `verdict`: the warpgroup's word
+// of shared memory.
+template <int kAccs, class Acc>
+__device__ __forceinline__ bool split_k_fixup(Acc& acc, float* slots, int slot_stride, int split, int splits,
+                                              unsigned* arrival, volatile int* verdict, int w, int tid) {
+  int const t = tid % 128;
+  float4* const mine = reinterpret_cast<float4*>(slots + std::size_t(split) * unsigned(slot_stride));
+#pragma unroll
+  for (int i = 0; i < kAccs / 4; ++i)
+    __stcg(mine + i * 128 + t, make_float4(acc.data[4 * i], acc.data[4 * i + 1], acc.data[4 * i + 2], acc.data[4 * i + 3]));
+  __threadfence();  // the partial is visible GPU-wide before the arrival that announces it
+  named_barrier_sync(1 + w, 128);
+  if (t == 0) *verdict = atomicInc(arrival, unsigned(splits - 1)) == unsigned(splits - 1);
+  named_barrier_sync(1 + w, 128);
+  if (!*verdict) return false;
+  __threadfence();
+#pragma unroll
+  for (int i = 0; i < kAccs; ++i) acc.data[i] = 0.f;
+  for (int s = 0; s < splits; ++s) {
+    float4 const* const part = reinterpret_cast<float4 const*>(slots + std::size_t(s) * unsigned(slot_stride));
+#pragma unroll
+    for (int i = 0; i < kAccs / 4; ++i) {
+      float4 const v = __ldcg(part + i * 128 + t);
+      acc.data[4 * i] += v.x, acc.data[4 * i + 1] += v.y, acc.data[4 * i + 2] += v.z, acc.data[4 * i + 3] += v.w;
+    }
+  }
+  return true;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Roles
 // ---------------------------------------------------------------------------------------------
 
 // The ring of stages: index and phase, the same sequence in the producer and the consumers.
+template <int kStages>
 struct Ring {
   int stage = 0;
   unsigned phase = 0;
@@ -345,6 +424,7 @@ template <class Cfg>
 __device__ __forceinline__ void producer_load(Params const& p, unsigned smem, unsigned bars, unsigned rank) {
   using A = typename Cfg::A;
   using B = typename Cfg::B;
+  constexpr int kStages = Cfg::kStages, kClusterM = Cfg::T::kClusterM;
   unsigned const sA = smem, sB = smem + kStages * A::kStageBytes;
   auto full = [&](int s) { return bars + 8u * unsigned(s); };
   auto empty = [&](int s) { return bars + 8u * unsigned(kStages + s); };
@@ -353,43 +433,49 @@ __device__ __forceinline__ void producer_load(Params const& p, unsigned smem, un
     c0 = int(k_major ? c[1] : c[0]);
     c1 = int(k_major ? c[0] : c[1]);
   };
-  TileScheduler const sched(p.tiles_m, p.tiles_n);
-  Ring ring;
+  TileScheduler<kClusterM> const sched(p.tiles_m, p.tiles_n, p.splits, p.k_tiles);
+  Ring<kStages> ring;
   for (int u = int(blockIdx.x) / kClusterM; u < sched.units; u += int(gridDim.x) / kClusterM) {
-    int m, n;
-    sched.tile(u, rank, m, n);
+    auto const wk = sched.work(u, rank);
     auto const cA = make_identity_tensor(p.shape_a);  // (M,K) -> (m,k)
     auto const cB = make_identity_tensor(p.shape_b);  // (N,K) -> (n,k)
-    for (int kt = 0; kt < p.k_tiles; ++kt) {
+    for (int kt = wk.k_begin; kt < wk.k_end; ++kt) {
       int const s = ring.stage;
-      // Both CTAs' consumers are done with this stage (B's boxes go to both).
+      // The consumers of every CTA this stage's B boxes go to are done with it.
       mbarrier_wait(empty(s), ring.phase ^ 1u);
       mbarrier_arrive_expect_tx(full(s), unsigned(Cfg::kStageBytes));
       int c0, c1;
 #pragma unroll
       for (int b = 0; b < A::kBoxes; ++b) {
-        coords(local_tile<A::kBoxTile>(cA, m * A::kBoxes + b, kt).base, A::kKMajor, c0, c1);  // box (BOX_MN,BK)
+        coords(local_tile<A::kBoxTile>(cA, wk.m * A::kBoxes + b, kt).base, A::kKMajor, c0, c1);  // box (BOX_MN,BK)
         tma_load_2d(sA + unsigned(s * A::kStageBytes + b * A::kBoxBytes), &p.tma_a, full(s), c0, c1);
       }
 #pragma unroll
       for (int j = 0; j < B::kBoxes / kClusterM; ++j) {
         int const b = j * kClusterM + int(rank);
-        coords(local_tile<B::kBoxTile>(cB, n * B::kBoxes + b, kt).base, B::kKMajor, c0, c1);
-        tma_load_2d_multicast(sB + unsigned(s * B::kStageBytes + b * B::kBoxBytes), &p.tma_b, full(s), c0, c1,
-                              (unsigned short)((1u << kClusterM) - 1));
+        coords(local_tile<B::kBoxTile>(cB, wk.n * B::kBoxes + b, kt).base, B::kKMajor, c0, c1);
+        if constexpr (kClusterM == 1)
+          tma_load_2d(sB + unsigned(s * B::kStageBytes + b * B::kBoxBytes), &p.tma_b, full(s), c0, c1);
+        else
+          tma_load_2d_multicast(sB + unsigned(s * B::kStageBytes + b * B::kBoxBytes), &p.tma_b, full(s), c0, c1,
+                                (unsigned short)((1u << kClusterM) - 1));
       }
       ring.advance();
     }
   }
 }
 
-// Consumer MMA and epilogue: warpgroup w (0 or 1) of the tile's rows [64w, 64w + 64).
+// Consumer MMA and epilogue: warpgroup w of the tile's rows [64w, 64w + 64).
 template <class Cfg, WgmmaType kType>
 __device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, unsigned char* smem_ptr, unsigned bars,
                                              unsigned rank, int w, int tid) {
   using A = typename Cfg::A;
   using B = typename Cfg::B;
+  using Tl = typename Cfg::T;
+  constexpr int kStages = Cfg::kStages, kClusterM = Tl::kClusterM, kConsumers = Cfg::kConsumers;
+  constexpr int kBN = Cfg::kBN, kAccs = Cfg::kAccs;
   constexpr int kTransA = A::kKMajor ? 0 : 1, kTransB = B::kKMajor ? 0 : 1;
+  constexpr int kWgLag = kConsumers > 1 ? kLag : 0;
   unsigned const sA = smem, sB = smem + kStages * A::kStageBytes;
   constexpr GmmaDesc kDescA = A::kDesc, kDescB = B::kDesc;  // local copies: device code cannot refer to the members
   GmmaDesc const desc_a = kDescA.at(sA).advanced(w * A::kDescPerRows);
@@ -407,6 +493,7 @@ __device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, uns
   unsigned const buffers = smem + unsigned(Cfg::kEpiOffset + w * kEpiBuffers * kEpiBufferBytes);
   unsigned char* const buffers_ptr = smem_ptr + Cfg::kEpiOffset + w * kEpiBuffers * kEpiBufferBytes;
   int stores = 0;
+  volatile int* const verdict = reinterpret_cast<volatile int*>(smem_ptr + Cfg::kWordOffset) + w;
 
   // Warpgroup 1 starts kLag k tiles after warpgroup 0 and keeps that lag, so that one warpgroup's
   // drain and epilogue at the end of a tile overlap the other's last wgmmas instead of idling the
@@ -414,15 +501,14 @@ __device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, uns
   unsigned const start = bars + 8u * unsigned(2 * kStages);
   bool started = false;
 
-  auto acc = partition_fragment_C<float, Cfg::kMma, make_layout(make_shape(kBM, kBN))>();  // (2,2,32): the wgmma's D registers
-  TileScheduler const sched(p.tiles_m, p.tiles_n);
-  Ring ring;
+  auto acc = partition_fragment_C<float, Cfg::kMma, make_layout(make_shape(Cfg::kBM, kBN))>();  // (2,2,BN/8): the wgmma's D registers
+  TileScheduler<kClusterM> const sched(p.tiles_m, p.tiles_n, p.splits, p.k_tiles);
+  Ring<kStages> ring;
   for (int u = int(blockIdx.x) / kClusterM; u < sched.units; u += int(gridDim.x) / kClusterM) {
-    int m, n;
-    sched.tile(u, rank, m, n);
+    auto const wk = sched.work(u, rank);
     int prev = -1;
-    if (kLag > 0 && w == 1 && !started) mbarrier_wait(start, 0);
-    for (int kt = 0; kt < p.k_tiles; ++kt) {
+    if (kWgLag > 0 && w == 1 && !started) mbarrier_wait(start, 0);
+    for (int kt = wk.k_begin; kt < wk.k_end; ++kt) {
       int const s = ring.stage;
       mbarrier_wait(full(s), ring.phase);
       wgmma_fence();
@@ -430,10 +516,10 @@ __device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, uns
       for (int step = 0; step < kBK / 16; ++step) {
         unsigned long long const da = desc_a.advanced(s * A::kDescPerStage + step * A::kDescPerStep).encode();
         unsigned long long const db = desc_b.advanced(s * B::kDescPerStage + step * B::kDescPerStep).encode();
-        wgmma_ss<kType, kBN, kTransA, kTransB>(acc.data, da, db, (kt | step) != 0);
+        wgmma_ss<kType, kBN, kTransA, kTransB>(acc.data, da, db, (kt != wk.k_begin || step != 0) ? 1 : 0);
       }
       wgmma_commit_group();
-      if (kLag > 0 && w == 0 && !started && kt + 1 == kLag) {
+      if (kWgLag > 0 && w == 0 && !started && kt + 1 - wk.k_begin == kWgLag) {
         if (signals) mbarrier_arrive_cluster(start, rank);
         started = true;
       }
@@ -443,37 +529,54 @@ __device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, uns
       prev = s;
       ring.advance();
     }
-    if (kLag > 0 && w == 0 && !started && signals) mbarrier_arrive_cluster(start, rank);  // fewer than kLag k tiles
+    if (kWgLag > 0 && w == 0 && !started && signals) mbarrier_arrive_cluster(start, rank);  // fewer than kLag k tiles
     started = true;
     wgmma_wait_group<0>();
     wgmma_fence_operand(acc.data);
     if (prev >= 0) release(prev);
 
-    if (m < p.tiles_m) {  // the cluster's second M tile may lie past M
+    if (wk.m >= p.tiles_m) continue;  // the cluster's second M tile may lie past M
+    if (p.splits > 1) {
+      std::size_t const slot = (std::size_t(wk.tile) * kClusterM + rank) * kConsumers + unsigned(w);
+      constexpr int kSlotFloats = kAccs * 128;
+      if (!split_k_fixup<kAccs>(acc, p.partials + slot * unsigned(p.splits) * unsigned(kSlotFloats), kSlotFloats,
+                                wk.split, p.splits, p.arrivals + slot, verdict, w, tid))
+        continue;
+    }
+    if constexpr (Tl::kTmaStore) {
       if (p.tma_store) {
         switch (p.out) {
-          case DType::f32: store_d_tma<float>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores); break;
-          case DType::f16: store_d_tma<__half>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores); break;
-          case DType::bf16: store_d_tma<__nv_bfloat16>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores); break;
+          case DType::f32: store_d_tma<float, kBN, kConsumers>(p, acc, wk.m, wk.n, w, tid, buffers, buffers_ptr, stores); break;
+          case DType::f16: store_d_tma<__half, kBN, kConsumers>(p, acc, wk.m, wk.n, w, tid, buffers, buffers_ptr, stores); break;
+          case DType::bf16: store_d_tma<__nv_bfloat16, kBN, kConsumers>(p, acc, wk.m, wk.n, w, tid, buffers, buffers_ptr, stores); break;
         }
-      } else {
-        switch (p.out) {
-          case DType::f32: store_d<Cfg::kMma, Cfg::kTileC, float>(p.ep, acc, m, n, tid); break;
-          case DType::f16: store_d<Cfg::kMma, Cfg::kTileC, __half>(p.ep, acc, m, n, tid); break;
-          case DType::bf16: store_d<Cfg::kMma, Cfg::kTileC, __nv_bfloat16>(p.ep, acc, m, n, tid); break;
-        }
+        continue;
+      }
+    }
+    if (p.ep.d_col) {
+      switch (p.out) {
+        case DType::f32: store_d<Cfg::kMma, Cfg::kTileC, float, true>(p.ep, acc, wk.m, wk.n, tid); break;
+        case DType::f16: store_d<Cfg::kMma, Cfg::kTileC, __half, true>(p.ep, acc, wk.m, wk.n, tid); break;
+        case DType::bf16: store_d<Cfg::kMma, Cfg::kTileC, __nv_bfloat16, true>(p.ep, acc, wk.m, wk.n, tid); break;
+      }
+    } else {
+      switch (p.out) {
+        case DType::f32: store_d<Cfg::kMma, Cfg::kTileC, float>(p.ep, acc, wk.m, wk.n, tid); break;
+        case DType::f16: store_d<Cfg::kMma, Cfg::kTileC, __half>(p.ep, acc, wk.m, wk.n, tid); break;
+        case DType::bf16: store_d<Cfg::kMma, Cfg::kTileC, __nv_bfloat16>(p.ep, acc, wk.m, wk.n, tid); break;
       }
     }
   }
   // Every TMA store has written D before the CTA exits.
-  if (tid % 128 == 0) bulk_wait_group<0>();
+  if (Tl::kTmaStore && tid % 128 == 0) bulk_wait_group<0>();
 }
 
 // The kernel: barriers, roles, and a cluster barrier at both ends (no CTA may multicast into, or
 // arrive on, a peer that has not initialized its barriers or has already exited).
 template <class Cfg, WgmmaType kType>
-__global__ void __launch_bounds__(kThreads, 1) gemm_sm90_kernel(__grid_constant__ Params const p) {
+__global__ void __launch_bounds__(Cfg::T::kThreads, 1) gemm_sm90_kernel(__grid_constant__ Params const p) {
 #if LOOM_SM90A_ENABLED
+  constexpr int kStages = Cfg::kStages;
   extern __shared__ unsigned char smem_raw[];
   unsigned const raw = smem_u32(smem_raw);
   unsigned const smem = (raw + 1023u) & ~1023u;  // the 128-byte swizzle's repeat
@@ -485,8 +588,8 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_sm90_kernel(__grid_constant_
     tma_prefetch_descriptor(&p.tma_b);
     if (p.tma_store) tma_prefetch_descriptor(&p.tma_d);
     for (int s = 0; s < kStages; ++s) {
-      mbarrier_init(bars + 8u * unsigned(s), 1);                                        // full: the producer
-      mbarrier_init(bars + 8u * unsigned(kStages + s), unsigned(kConsumers * kClusterM));  // empty: every consumer
+      mbarrier_init(bars + 8u * unsigned(s), 1);  // full: the producer
+      mbarrier_init(bars + 8u * unsigned(kStages + s), unsigned(Cfg::kConsumers * Cfg::T::kClusterM));  // empty: every consumer
     }
     mbarrier_init(bars + 8u * unsigned(2 * kStages), 1);  // start: warpgroup 0's lead (consumer_mma)
     fence_mbarrier_init_cluster();
@@ -530,16 +633,18 @@ std::string operand_tma(void const* ptr, GmemShape const& g, CUtensorMap* map) {
 }
 
 // D's TMA map for the epilogue's boxes, or why the epilogue cannot store D with TMA (then it
-// stores straight from the registers): beta != 0 (C is read by the direct path), or D's base or
-// row stride is not a multiple of 16 bytes.
+// stores straight from the registers): beta != 0 (C is read by the direct path), D's m is its
+// contiguous mode (swapped), or D's base or row stride is not a multiple of 16 bytes. (Whether
+// the tile shape has the TMA-store epilogue at all is the caller's part: gemm_sm90.cu.)
 inline std::string make_tma_store_map(Args const& args, CUtensorMap* map) {
 #if defined(__CUDA_ARCH__)
   (void)args, (void)map;
   return {};
 #else
   if (args.beta != 0.f) return "beta != 0";
+  if (args.d_col) return "D is transposed";
   int const es = int(size_of(args.out));
-  SwizzleLayout const box = args.out == DType::f32 ? EpilogueConfig<float>::kBox : EpilogueConfig<__half>::kBox;
+  SwizzleLayout const box = args.out == DType::f32 ? EpilogueConfig<float, 64>::kBox : EpilogueConfig<__half, 64>::kBox;
   int const cols = 128 / es;
   if (reinterpret_cast<std::uintptr_t>(args.d) % 16 != 0) return "D's base is not 16-byte aligned";
   if (args.gd.shape[0] > 1 && (args.gd.stride[0] * es) % 16 != 0) return "ldc is not a multiple of 16 bytes";
@@ -554,25 +659,29 @@ inline std::string make_tma_store_map(Args const& args, CUtensorMap* map) {
 #endif
 }
 
-// Both operands' TMA maps, or why TMA cannot read them (host code: gemm_sm90.cu calls it to pick
-// the path, the launcher to launch, so that the two cannot disagree).
-template <bool kAK, bool kBK>
-std::string make_tma_maps(Args const& args, CUtensorMap* a, CUtensorMap* b) {
-  using Cfg = Config<kAK, kBK>;
+template <int kTile, bool kAK, bool kBK>
+std::string tma_maps(Args const& args, CUtensorMap* a, CUtensorMap* b) {
+  using Cfg = Config<Tiling<kTile>, kAK, kBK>;
   std::string err = operand_tma<typename Cfg::A>(args.a, args.ga, a);
   return err.empty() ? operand_tma<typename Cfg::B>(args.b, args.gb, b) : err;
 }
 
 template <class Cfg, WgmmaType kType>
 cudaError_t launch_kernel(Args const& args, Params& p, cudaStream_t stream) {
+  using Tl = typename Cfg::T;
+  constexpr int kClusterM = Tl::kClusterM;
   p.shape_a = Coord<2>{{args.ga.shape[0], args.ga.shape[1]}};
   p.shape_b = Coord<2>{{args.gb.shape[0], args.gb.shape[1]}};
-  p.ep = EpilogueArgs{args.c, args.d, Coord<2>{{args.gd.shape[0], args.gd.shape[1]}}, args.gd.stride[0], args.alpha,
-                      args.beta, args.pair_d};
-  p.tiles_m = int((args.ga.shape[0] + kBM - 1) / kBM);
-  p.tiles_n = int((args.gb.shape[0] + kBN - 1) / kBN);
+  p.ep = EpilogueArgs{args.c, args.d, Coord<2>{{args.gd.shape[0], args.gd.shape[1]}},
+                      args.d_col ? args.gd.stride[1] : args.gd.stride[0], args.alpha, args.beta, args.pair_d, args.d_col};
+  p.tiles_m = int((args.ga.shape[0] + Tl::kBM - 1) / Tl::kBM);
+  p.tiles_n = int((args.gb.shape[0] + Tl::kBN - 1) / Tl::kBN);
   p.k_tiles = int((args.ga.shape[1] + kBK - 1) / kBK);
+  p.splits = args.splits < 1 ? 1 : (args.splits > p.k_tiles ? p.k_tiles : args.splits);
+  p.partials = args.partials;
+  p.arrivals = args.arrivals;
   p.out = args.out;
+  if (p.splits > 1 && (p.partials == nullptr || p.arrivals == nullptr)) return cudaErrorInvalidValue;
 
   auto* kernel = gemm_sm90_kernel<Cfg, kType>;
   static cudaError_t const attr =
@@ -587,32 +696,32 @@ cudaError_t launch_kernel(Args const& args, Params& p, cudaStream_t stream) {
   attrs[0].val.clusterDim.z = 1;
   cfg.attrs = attrs;
   cfg.numAttrs = 1;
-  cfg.blockDim = dim3(kThreads);
+  cfg.blockDim = dim3(Tl::kThreads);
   cfg.dynamicSmemBytes = Cfg::kSmemBytes;
   cfg.stream = stream;
-  // As many clusters as can be resident at once (one CTA per SM), never more than there are
-  // cluster tiles.
+  // As many clusters as can be resident at once (one CTA per SM), never more than there are work
+  // units.
   static int const max_clusters = [&] {
     cudaLaunchConfig_t q = cfg;
     q.gridDim = dim3(kClusterM * args.sm_count);
     int n = 0;
     return cudaOccupancyMaxActiveClusters(&n, kernel, &q) == cudaSuccess && n > 0 ? n : args.sm_count / kClusterM;
   }();
-  long long const units = (long long)((p.tiles_m + kClusterM - 1) / kClusterM) * p.tiles_n;
+  long long const units = (long long)((p.tiles_m + kClusterM - 1) / kClusterM) * p.tiles_n * p.splits;
   cfg.gridDim = dim3(unsigned(kClusterM * (units < max_clusters ? units : max_clusters)));
   return cudaLaunchKernelEx(&cfg, kernel, p);
 }
 
-template <bool kAK, bool kBK>
-cudaError_t launch_majors(Args const& args, bool bf16, cudaStream_t stream, std::string* why) {
-  using Cfg = Config<kAK, kBK>;
+template <int kTile, bool kAK, bool kBK>
+cudaError_t launch_tiling(Args const& args, bool bf16, cudaStream_t stream, std::string* why) {
+  using Cfg = Config<Tiling<kTile>, kAK, kBK>;
   Params p{};
-  std::string const err = make_tma_maps<kAK, kBK>(args, &p.tma_a, &p.tma_b);
+  std::string const err = tma_maps<kTile, kAK, kBK>(args, &p.tma_a, &p.tma_b);
   if (!err.empty()) {
     if (why) *why = err;
     return cudaErrorInvalidValue;
   }
-  p.tma_store = make_tma_store_map(args, &p.tma_d).empty();
+  p.tma_store = Tiling<kTile>::kTmaStore && make_tma_store_map(args, &p.tma_d).empty();
   return bf16 ? launch_kernel<Cfg, WgmmaType::kBF16>(args, p, stream)
               : launch_kernel<Cfg, WgmmaType::kF16>(args, p, stream);
 }

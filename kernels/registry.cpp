@@ -10,6 +10,7 @@ KernelInfo sgemm_fma_simple_kernel_info();
 KernelInfo sgemm_fma_kernel_info();
 KernelInfo sm80_kernel_info();
 KernelInfo sm90_kernel_info();
+KernelInfo gemm_kernel_info();
 
 std::vector<KernelInfo> const& kernels() {
   static std::vector<KernelInfo> const all = {
@@ -18,6 +19,7 @@ std::vector<KernelInfo> const& kernels() {
       sgemm_fma_kernel_info(),
       sm80_kernel_info(),
       sm90_kernel_info(),
+      gemm_kernel_info(),
   };
   return all;
 }

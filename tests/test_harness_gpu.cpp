@@ -154,25 +154,38 @@ TEST(HarnessGpu, AddKernelThroughRegistry) {
   EXPECT_EQ(st.unwritten, 0);
 }
 
-// sm90 gives the same bits run after run (each output tile is one cluster's, summed in a fixed
-// order; any split-K or stream-K reduction added later must keep that). 256 x 4096 x 4096 and
-// 128 x 14336 x 4096 are LLM-like shapes with a single, partial wave of tiles. Each run must also
-// be right (against cuBLAS within bf16 tolerance).
+// sm90 gives the same bits run after run: each output tile is one cluster's, and a split-K tile's
+// partials are summed in split order by whichever split arrives last (kernels/gemm_sm90.cuh). The
+// shapes are LLM layers whose plans split K, swap A and B, or both, on the H100's 132 SMs (the
+// path must say so, or the test would not cover the reduction); each run must also be right
+// (against cuBLAS within bf16 tolerance).
 TEST(HarnessGpu, Sm90IsDeterministic) {
   REQUIRE_GPU();
   DeviceInfo d = query_device(0);
   KernelInfo const& k = *find_kernel("sm90");
   if (d.cc != 90) GTEST_SKIP() << "sm90 needs compute capability 9.0";
-  for (auto [m, n, kk] : {std::tuple<int, int, int>{256, 4096, 4096}, {128, 14336, 4096}}) {
+  struct Shape {
+    int m, n, k;
+    char const* layout;
+    char const* path;  // a part of the path the plan must take
+  };
+  for (Shape const s : {Shape{256, 4096, 4096, "rcr", "split-K"}, Shape{128, 14336, 4096, "rcr", "swap-AB"},
+                        Shape{16, 4096, 4096, "rcr", "swap-AB split-K"}, Shape{64, 4096, 14336, "ccc", "split-K"},
+                        Shape{1, 4096, 11008, "rcr", "split-K"}}) {
+    int const m = s.m, n = s.n, kk = s.k;
     Problem p;
     p.op = OpKind::gemm;
     p.dtype = p.out_dtype = DType::bf16;
     p.m = m, p.n = n, p.k = kk;
-    ASSERT_TRUE(parse_layout("rcr", &p));
+    ASSERT_TRUE(parse_layout(s.layout, &p));
     p = with_default_lds(p);
     CaseBuffers buf = make_buffers(p, 0);
     fill_random(buf.a, 7);
     fill_random(buf.b, 8);
+    if (d.sm_count == 132) {
+      EXPECT_NE(kernel_path(k, p, buf.operands()).find(s.path), std::string::npos)
+          << m << "x" << n << "x" << kk << ": " << kernel_path(k, p, buf.operands());
+    }
     std::vector<std::vector<unsigned char>> bits;
     for (int run = 0; run < 2; ++run) {
       poison(buf.d);

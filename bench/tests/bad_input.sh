@@ -49,8 +49,8 @@ expect "--benchmark_out=/nonexistent/dir/x.json" "--benchmark_out=/nonexistent/d
 expect "--benchmark_format=xml" "--benchmark_format=xml: expected console, json or csv"
 expect "--benchmark_out_format=xml" "--benchmark_out_format=xml: expected console, json or csv"
 expect "--list-kernels=2" '--list-kernels takes no value, found "--list-kernels=2"'
-expect "--m=1:1000 --n=1:1000 --k=1:1000" "the sweep has 6003000000 cases, more than the limit of 10000; narrow it, or raise the limit with --max-cases"
-expect "--m=1:1000000 --n=1:1000000" "the sweep has 9000000000000 cases"
+expect "--m=1:1000 --n=1:1000 --k=1:1000" "the sweep has 9003000000 cases, more than the limit of 10000; narrow it, or raise the limit with --max-cases"
+expect "--m=1:1000000 --n=1:1000000" "the sweep has 12000000000000 cases"
 expect "--kernels=add --m=1:5 --n=1:5 --max-cases=10" "the sweep has 75 cases, more than the limit of 10"
 
 # expect_argv WANT ARG...: as expect, for arguments with blanks or line breaks in them.

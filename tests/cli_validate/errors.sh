@@ -41,7 +41,7 @@ expect_bad_input "--seed: expected an integer in [0, 18446744073709551615], foun
 expect_bad_input "--seed: expected an integer in [0, 18446744073709551615], found \"99999999999999999999999\"" --seed=99999999999999999999999
 expect_bad_input "--list takes no value, found \"--list=2\"" --list=2
 expect_bad_input "--quiet takes no value" --quiet=0
-expect_bad_input "the sweep has 386880000 cases, more than the limit of 100000; narrow it, or raise the limit with --max-cases" --m=1:100 --n=1:100 --k=1:100
+expect_bad_input "the sweep has 578880000 cases, more than the limit of 100000; narrow it, or raise the limit with --max-cases" --m=1:100 --n=1:100 --k=1:100
 expect_bad_input "the sweep has 18446744073709551615 or more cases" --m=1:1048576 --n=1:1048576 --k=1:1048576
 expect_bad_input "the sweep has 5760 cases, more than the limit of 100" --kernels=add --m=1:10 --n=1:2 --max-cases=100
 expect_bad_input "--max-cases: expected an integer" --max-cases=-5

@@ -1,0 +1,163 @@
+// sm90's configurations and the model that picks one per problem (host code, plain C++: the tests
+// run it without a GPU).
+//
+// A configuration is a tile shape from the menu, a split of K, and an orientation. The kernel sees
+// the problem as A (m,k), B (n,k), D (m,n) (kernels/operand_layout.hpp's row_major_gemm); swapped,
+// it computes D^T = B^T A^T instead, so that a small M becomes wgmma's N (8 to 256) and the large N
+// fills the 64-row M of the instruction.
+//
+// The model (plan): for every tile shape, orientation and split, an estimated time
+//   max(compute, memory) + overlap_loss * min(compute, memory) + fixup + waves * per-wave latency
+// where
+//   compute = waves * (k tiles per split) * (one k tile's flops / (an SM's peak * efficiency(bn)))
+//   memory  = max(DRAM bytes / DRAM bandwidth, L2->SM bytes / L2 bandwidth, the busiest SM's
+//             bytes / one SM's load rate), with the split-K partials' traffic added,
+//   fixup   = the last split reads every split's partial tile at one SM's L2 bandwidth,
+// and the smallest wins. Waves count units (tiles times splits, whole clusters) over the SMs. The
+// constants are the H100's published figures and rough per-SM rates; they are parameters, not
+// measured per shape, and the tests check the choices they lead to.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+namespace loom::sm90 {
+
+// One tile shape of the menu: bm x bn of D per CTA (bm = 64 per consumer warpgroup), and the CTAs
+// along M of a cluster (they share B's tile by multicast).
+struct TileShape {
+  int bm, bn, cluster_m;
+  char const* name;
+};
+// The menu. 128x256: big problems; 128x128: twice the tiles; 128x64 and 128x16: a small N (a small M
+// swapped), one CTA per cluster since B's tile is small.
+inline constexpr TileShape kTileShapes[] = {
+    {128, 256, 2, "128x256"}, {128, 128, 2, "128x128"}, {128, 64, 1, "128x64"}, {128, 16, 1, "128x16"}};
+inline constexpr int kTileShapeCount = int(sizeof(kTileShapes) / sizeof(kTileShapes[0]));
+
+constexpr int kBK = 64;                 // K per stage
+constexpr int kMaxStages = 8;           // more stages measured no faster (and cost barriers)
+constexpr int kSmemLimit = 227 * 1024;  // dynamic shared memory a CTA may have on sm_90
+// The TMA-store epilogue stages D through shared memory in sub-tiles of 64 rows x 128 bytes,
+// double-buffered per consumer warpgroup.
+constexpr int kEpiBuffers = 2, kEpiBufferBytes = 64 * 128;
+
+// The TMA-store epilogue stores sub-tiles of 128 bytes of a row: bn must hold whole ones of every
+// output type (64 bf16/f16, 32 f32). An mn-major B tile is loaded in 64-row blocks (the 128-byte
+// swizzle's width), so the same holds for an mn-major B.
+constexpr bool tile_has_tma_store(TileShape t) { return t.bn % 64 == 0; }
+constexpr bool tile_takes_mn_major_b(TileShape t) { return t.bn % 64 == 0; }
+constexpr int tile_consumers(TileShape t) { return t.bm / 64; }
+constexpr int tile_stage_bytes(TileShape t) { return (t.bm + t.bn) * kBK * 2; }
+constexpr int tile_epilogue_bytes(TileShape t) {
+  return tile_has_tma_store(t) ? tile_consumers(t) * kEpiBuffers * kEpiBufferBytes : 0;
+}
+// As many stages as fit beside the epilogue's buffers, the barriers and 1 KB of alignment slack.
+constexpr int tile_stages(TileShape t) {
+  int const s = (kSmemLimit - tile_epilogue_bytes(t) - 1024 - 256) / tile_stage_bytes(t);
+  return s < kMaxStages ? s : kMaxStages;
+}
+
+// A configuration.
+struct Plan {
+  int tile = 0;     // index into kTileShapes
+  int splits = 1;   // K is split this many ways (deterministic fixup; gemm_sm90.cuh)
+  bool swap = false;  // computes D^T = B^T A^T
+  double us = 0;    // the model's estimate
+};
+
+// What the model reads of a problem (as row_major_gemm sees it: A (m,k), B (n,k)).
+struct PlanInput {
+  std::int64_t m = 0, n = 0, k = 0;
+  bool a_k_major = true, b_k_major = true;  // the operands' majornesses
+  int sms = 132;
+  int out_bytes = 2;    // bytes per element of D
+  bool beta = false;    // C is read
+  bool d_tma = true;    // D can take the TMA-store epilogue (aligned, beta == 0), unswapped
+};
+
+// The machine the model assumes (H100 SXM): dense bf16/f16 tensor peak, HBM3 and L2 bandwidth,
+// one SM's L2 bandwidth, and the fixed cost of a wave (pipeline fill, epilogue drain).
+struct Machine {
+  double peak_flops = 989e12;
+  double dram_bw = 3.0e12;
+  double l2_bw = 5.5e12;
+  double sm_l2_bw = 200e9;
+  double sm_load_bw = 80e9;  // what one SM's TMA loads stream, bounded by its loads in flight
+  double wave_us = 0.8;
+  double overlap_loss = 0.1;  // the share of the smaller of compute and memory time not hidden
+  std::int64_t workspace_cap = std::int64_t(256) << 20;  // split-K partials, bytes
+};
+
+// The share of the tensor pipe's peak a tile reaches: wgmma reads 64 x 16 of A from shared memory
+// per instruction whatever its N, so a narrow N spends the shared-memory bandwidth on fewer flops.
+inline double tile_efficiency(TileShape t) { return 0.92 * double(t.bn) / double(t.bn + 24); }
+
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// Bytes of split-K partials (fp32 accumulator tiles, one per CTA tile and split) a plan needs.
+inline std::int64_t workspace_bytes(TileShape t, std::int64_t m, std::int64_t n, int splits) {
+  if (splits <= 1) return 0;
+  std::int64_t const tiles = ceil_div(ceil_div(m, t.bm), t.cluster_m) * t.cluster_m * ceil_div(n, t.bn);
+  return tiles * splits * t.bm * t.bn * 4;
+}
+
+// The estimate of one configuration for a problem already in its orientation (m, n, k).
+inline double estimate_us(TileShape t, int splits, std::int64_t m, std::int64_t n, std::int64_t k, int sms,
+                          int out_bytes, bool beta, Machine const& mc = {}) {
+  std::int64_t const tiles_m = ceil_div(ceil_div(m, t.bm), t.cluster_m) * t.cluster_m, tiles_n = ceil_div(n, t.bn);
+  std::int64_t const k_tiles = ceil_div(k, kBK);
+  std::int64_t const units = tiles_m * tiles_n * splits;  // CTAs' worth of work
+  std::int64_t const slots = sms / t.cluster_m * t.cluster_m;
+  std::int64_t const waves = ceil_div(units, slots);
+  double const sm_flops = mc.peak_flops / 132.0 * tile_efficiency(t);
+  double const ktile_us = 2.0 * t.bm * t.bn * kBK / sm_flops * 1e6;
+  double const compute = double(waves) * double(ceil_div(k_tiles, splits)) * ktile_us;
+  // DRAM: each operand once, D once (C once more); L2 -> SMs: every tile's panels, B's shared by
+  // the cluster's multicast.
+  double dram = 2.0 * double(m * k + n * k) + double(out_bytes) * double(m * n) * (beta ? 2 : 1);
+  double l2 = 2.0 * double(k) * (double(tiles_m * tiles_n) * t.bm + double(tiles_m / t.cluster_m * tiles_n) * t.bn);
+  double fixup = 0;
+  if (splits > 1) {
+    double const partial = 4.0 * t.bm * t.bn;
+    l2 += double(tiles_m * tiles_n) * partial * 2 * splits;  // every split writes, the last reads all
+    fixup = partial * splits / mc.sm_l2_bw * 1e6;
+  }
+  // One SM streams at most sm_load_bw: a problem on few SMs cannot reach the DRAM bandwidth.
+  double const per_sm = double(waves) * double(ceil_div(k_tiles, splits)) * kBK * 2.0 * (t.bm + t.bn);
+  double const memory = std::max({dram / mc.dram_bw, l2 / mc.l2_bw, per_sm / mc.sm_load_bw}) * 1e6;
+  return std::max(compute, memory) + mc.overlap_loss * std::min(compute, memory) + fixup + double(waves) * mc.wave_us;
+}
+
+// The configuration the model prefers. Candidates: every tile shape that can take the operands in
+// each orientation, and every split that leaves each split at least 4 k tiles within the workspace
+// cap. Ties go to the earlier (bigger) tile, no swap, fewer splits.
+inline Plan plan(PlanInput const& in, Machine const& mc = {}) {
+  Plan best;
+  best.us = -1;
+  for (int swap = 0; swap < 2; ++swap) {
+    std::int64_t const m = swap ? in.n : in.m, n = swap ? in.m : in.n;
+    bool const b_k_major = swap ? in.a_k_major : in.b_k_major;
+    for (int t = 0; t < kTileShapeCount; ++t) {
+      TileShape const ts = kTileShapes[t];
+      if (!b_k_major && !tile_takes_mn_major_b(ts)) continue;
+      std::int64_t const k_tiles = ceil_div(in.k, kBK);
+      for (int s = 1; s <= 16; ++s) {
+        if (s > 1 && (k_tiles / s < 4 || workspace_bytes(ts, m, n, s) > mc.workspace_cap)) break;
+        double const us = estimate_us(ts, s, m, n, in.k, in.sms, in.out_bytes, in.beta, mc);
+        if (best.us < 0 || us < best.us * 0.999) best = Plan{t, s, swap != 0, us};
+      }
+    }
+  }
+  return best;
+}
+
+inline std::string describe(Plan const& p) {
+  std::string s = kTileShapes[p.tile].name;
+  if (p.swap) s += " swap-AB";
+  if (p.splits > 1) s += " split-K " + std::to_string(p.splits);
+  return s;
+}
+
+}  // namespace loom::sm90

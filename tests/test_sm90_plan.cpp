@@ -1,0 +1,105 @@
+// sm90's configuration model (kernels/gemm_sm90_plan.hpp): the choices it makes on the shapes of
+// transformer layers and beyond, and the limits every choice keeps.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "kernels/gemm_sm90_plan.hpp"
+
+namespace loom::sm90 {
+namespace {
+
+Plan plan_of(std::int64_t m, std::int64_t n, std::int64_t k, bool a_k_major = true, bool b_k_major = true) {
+  PlanInput in;
+  in.m = m, in.n = n, in.k = k;
+  in.a_k_major = a_k_major, in.b_k_major = b_k_major;
+  return plan(in);
+}
+
+TEST(Sm90Plan, BigProblemsTakeTheBigTileWhole) {
+  for (std::int64_t s : {4096, 8192}) {
+    Plan const p = plan_of(s, s, s);
+    EXPECT_EQ(std::string(kTileShapes[p.tile].name), "128x256") << s;
+    EXPECT_EQ(p.splits, 1) << s;
+    EXPECT_FALSE(p.swap) << s;
+  }
+}
+
+TEST(Sm90Plan, SmallMIsSwappedOntoANarrowTile) {
+  // A few tokens: M becomes wgmma's N, the narrowest tile that holds it.
+  for (std::int64_t m : {1, 8, 16}) {
+    Plan const p = plan_of(m, 4096, 4096);
+    EXPECT_TRUE(p.swap) << m;
+    EXPECT_EQ(kTileShapes[p.tile].bn, 16) << m;
+  }
+  Plan const p = plan_of(64, 4096, 4096);
+  EXPECT_TRUE(p.swap);
+  EXPECT_EQ(kTileShapes[p.tile].bn, 64);
+  // The same problem transposed (a small N) needs no swap.
+  Plan const q = plan_of(4096, 16, 4096);
+  EXPECT_FALSE(q.swap);
+  EXPECT_EQ(kTileShapes[q.tile].bn, 16);
+}
+
+TEST(Sm90Plan, FewTilesSplitK) {
+  // 128 x 4096 has 32 or fewer tiles of any shape for 132 SMs: K is split.
+  EXPECT_GT(plan_of(128, 4096, 4096).splits, 1);
+  EXPECT_GT(plan_of(16, 4096, 14336).splits, 1);
+  // A short K is never split below 4 k tiles a split.
+  EXPECT_EQ(plan_of(128, 4096, 256).splits, 1);
+}
+
+TEST(Sm90Plan, NarrowTilesNeedAKMajorB) {
+  // ccc with a small M: B (as the kernel sees it after the swap) is mn-major, so no 128x16.
+  for (std::int64_t m : {1, 16, 64}) {
+    Plan const p = plan_of(m, 4096, 4096, /*a_k_major=*/false, /*b_k_major=*/true);
+    bool const b_k_major = p.swap ? false : true;
+    EXPECT_TRUE(b_k_major || tile_takes_mn_major_b(kTileShapes[p.tile])) << m << ": " << describe(p);
+  }
+}
+
+TEST(Sm90Plan, EveryChoiceKeepsItsLimits) {
+  std::mt19937_64 rng(20261123);
+  std::uniform_int_distribution<int> log_dim(0, 15);
+  Machine const mc;
+  for (int i = 0; i < 3000; ++i) {
+    std::int64_t const m = 1 + (std::int64_t(1) << log_dim(rng)) + rng() % 97;
+    std::int64_t const n = 1 + (std::int64_t(1) << log_dim(rng)) + rng() % 97;
+    std::int64_t const k = 1 + (std::int64_t(1) << log_dim(rng)) + rng() % 97;
+    bool const ak = rng() % 2, bk = rng() % 2;
+    Plan const p = plan_of(m, n, k, ak, bk);
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + ": " + describe(p));
+    ASSERT_GE(p.tile, 0);
+    ASSERT_LT(p.tile, kTileShapeCount);
+    TileShape const t = kTileShapes[p.tile];
+    EXPECT_TRUE((p.swap ? ak : bk) || tile_takes_mn_major_b(t));
+    EXPECT_GE(p.splits, 1);
+    if (p.splits > 1) {
+      EXPECT_GE(ceil_div(k, kBK) / p.splits, 4);
+    }
+    std::int64_t const km = p.swap ? n : m, kn = p.swap ? m : n;
+    EXPECT_LE(workspace_bytes(t, km, kn, p.splits), mc.workspace_cap);
+    // No candidate the model rejected is estimated faster than the choice.
+    EXPECT_LE(p.us, estimate_us(kTileShapes[0], 1, m, n, k, 132, 2, false) * 1.0011);
+  }
+}
+
+TEST(Sm90Plan, TileShapesFitSharedMemory) {
+  for (TileShape const& t : kTileShapes) {
+    SCOPED_TRACE(t.name);
+    EXPECT_GE(tile_stages(t), 3);
+    EXPECT_LE(tile_stages(t) * tile_stage_bytes(t) + tile_epilogue_bytes(t) + 1024 + 256, kSmemLimit);
+    EXPECT_EQ(t.bm % 64, 0);
+    EXPECT_TRUE(t.bn % 8 == 0 && t.bn >= 8 && t.bn <= 256);
+  }
+  // The big tile keeps the 4 stages it was tuned with.
+  EXPECT_EQ(tile_stages(kTileShapes[0]), 4);
+}
+
+TEST(Sm90Plan, DescribeNamesTheConfiguration) {
+  EXPECT_EQ(describe(Plan{0, 1, false, 0}), "128x256");
+  EXPECT_EQ(describe(Plan{3, 4, true, 0}), "128x16 swap-AB split-K 4");
+}
+
+}  // namespace
+}  // namespace loom::sm90
