@@ -91,6 +91,8 @@ struct Options {
   std::uint64_t max_cases = harness::kBenchMaxCases;
   std::string mode = "run", cc;  // --mode, --compute-capability
   std::string ignore_kernels, providers = "loom,cublas,memcpy";
+  std::string sweep;  // --sweep: a named sweep instead of the default one
+  bool has_sweep = false;
 
   // --kernels alone picks kernels out of the default sweep; the other sweep options replace it.
   bool custom_sweep() const {
@@ -107,6 +109,33 @@ struct Mnk {
 };
 std::vector<Mnk> const kDefaultGemmShapes = {
     {4096, 4096, 4096}, {8192, 8192, 8192}, {128, 8192, 8192}, {512, 14336, 4096}, {8192, 8192, 512}};
+
+// Named sweeps (--sweep=NAME): gemm over the shapes of transformer layers. M is the tokens in flight,
+// from one (decoding) to a long prefill; (N, K) are the attention and output projections of a
+// 4096-wide model, the MLP projections of 4096-wide models (11008, 14336 wide) and of an 8192-wide
+// one (28672), each both ways (up: N large; down: K large). Decoding (M <= 16) is bound by reading
+// B, the rest by the tensor cores: one sweep covers both regimes.
+struct NamedSweep {
+  char const* name;
+  std::vector<std::int64_t> m;
+  std::vector<std::string> layouts;
+};
+std::vector<std::pair<std::int64_t, std::int64_t>> const kLlmNk = {
+    {4096, 4096}, {11008, 4096}, {4096, 11008}, {14336, 4096}, {4096, 14336}, {28672, 8192}, {8192, 28672}};
+std::vector<DType> const kLlmDtypes = {DType::bf16, DType::f16};
+// llm: rcr, a linear layer's y = x W^T with x row-major and W stored one output feature per row
+// (B = W^T column-major). llm-layouts: ccc and crr, whose bar is a geometric mean at a short, a
+// medium and a long M; the same as --sweep=llm --layouts=ccc,crr --m=128,1024,8192.
+std::vector<NamedSweep> const kNamedSweeps = {
+    {"llm", {1, 16, 64, 128, 256, 512, 1024, 2048, 4096, 8192}, {"rcr"}},
+    {"llm-layouts", {128, 1024, 8192}, {"ccc", "crr"}},
+};
+
+[[noreturn]] void too_many_cases(std::uint64_t total, std::uint64_t limit) {
+  throw UsageError("the sweep has " + std::to_string(total) + (total == ~std::uint64_t(0) ? " or more" : "") +
+                   " cases, more than the limit of " + std::to_string(limit) +
+                   "; narrow it, or raise the limit with --max-cases");
+}
 
 std::vector<std::int64_t> size_list(char const* opt, std::string const& text) {
   std::vector<std::int64_t> v;
@@ -142,6 +171,20 @@ std::vector<std::string> name_list(char const* opt, std::string const& text) {
 // One spec per M value, so that N and K can default to M (square problems).
 std::vector<harness::SweepSpec> build_specs(Options const& o) {
   std::vector<harness::SweepSpec> specs;
+  NamedSweep const* named = nullptr;
+  if (o.has_sweep) {
+    std::string known;
+    for (auto const& ns : kNamedSweeps) {
+      if (o.sweep == ns.name) named = &ns;
+      known += (known.empty() ? "" : ", ") + std::string(ns.name);
+    }
+    if (!named) throw UsageError("--sweep: unknown sweep \"" + o.sweep + "\" (known: " + known + ")");
+    // The (N, K) pairs are what the sweep is; a different N or K is another, custom sweep.
+    for (auto [given, opt] : {std::pair{o.has_n, "--n"}, std::pair{o.has_k, "--k"}})
+      if (given)
+        throw UsageError(std::string(opt) + " does not go with --sweep=" + o.sweep +
+                         ", whose (N, K) are fixed; leave out --sweep for a custom sweep");
+  }
   std::vector<std::string> names;
   try {
     std::vector<std::string> const patterns = o.has_kernels ? name_list("kernels", o.kernels) : std::vector<std::string>{};
@@ -162,7 +205,7 @@ std::vector<harness::SweepSpec> build_specs(Options const& o) {
     return s;
   };
 
-  if (!o.custom_sweep()) {
+  if (!named && !o.custom_sweep()) {
     // add, f32/f16/bf16 column-major plus f32 row-major, M = N in {2048 .. 16384}.
     std::vector<std::string> add_kernels;
     for (auto const& k : loom::kernels())
@@ -229,6 +272,34 @@ std::vector<harness::SweepSpec> build_specs(Options const& o) {
   std::optional<std::vector<double>> beta;
   if (o.has_beta) beta = real_list("beta", o.beta);
 
+  if (named) {
+    // gemm kernels only, each over the dtypes it takes (expand() leaves out the others). --dtypes,
+    // --layouts, --m, --alpha and --beta replace the sweep's own lists, as they replace the default
+    // sweep's.
+    std::vector<std::string> of_gemm;
+    for (auto const& n : names)
+      if (loom::find_kernel(n)->op == OpKind::gemm) of_gemm.push_back(n);
+    if (of_gemm.empty())
+      throw UsageError("--sweep=" + o.sweep + " times gemm kernels, and no selected kernel is one (see --list)");
+    harness::SweepSpec s = base(OpKind::gemm, of_gemm);
+    s.dtypes = o.has_dtypes ? dtypes : kLlmDtypes;
+    s.layouts = o.has_layouts ? layouts : named->layouts;
+    s.m = ms ? *ms : named->m;
+    s.n = {1};
+    s.k = {1};
+    s.alpha = alpha;
+    s.beta = beta ? *beta : std::vector<double>{0.0};
+    unsigned __int128 const n = (unsigned __int128)harness::count_cases(s) * kLlmNk.size();
+    std::uint64_t const total = n > ~std::uint64_t(0) ? ~std::uint64_t(0) : std::uint64_t(n);
+    if (total > o.max_cases) too_many_cases(total, o.max_cases);
+    for (auto [n_, k_] : kLlmNk) {
+      s.n = {n_};
+      s.k = {k_};
+      specs.push_back(s);
+    }
+    return specs;
+  }
+
   // Every M gets a spec of the same size: count them all before building any, since a huge sweep
   // (--m=1:100000 --n=1:100000) would not even fit as specs.
   std::uint64_t total = 0;
@@ -249,10 +320,7 @@ std::vector<harness::SweepSpec> build_specs(Options const& o) {
     unsigned __int128 const n = (unsigned __int128)harness::count_cases(one) * m_list.size();
     total = n > ~std::uint64_t(0) - total ? ~std::uint64_t(0) : total + std::uint64_t(n);
   }
-  if (total > o.max_cases)
-    throw UsageError("the sweep has " + std::to_string(total) + (total == ~std::uint64_t(0) ? " or more" : "") +
-                     " cases, more than the limit of " +
-                     std::to_string(o.max_cases) + "; narrow it, or raise the limit with --max-cases");
+  if (total > o.max_cases) too_many_cases(total, o.max_cases);
 
   for (OpKind op : {OpKind::add, OpKind::gemm}) {
     std::vector<std::string> of_op;
@@ -310,6 +378,7 @@ struct Global {
   Workspace ws;
   int warmup = 3;
   bool use_loom = true, use_cublas = true, use_memcpy = true;  // --providers
+  std::string sweep;  // --sweep, in every row's label
   std::map<std::string, double> baseline;  // case key -> cuBLAS throughput
   int failures = 0;
   std::string first_failure;
@@ -463,6 +532,8 @@ std::function<std::string()> make_launcher(Bench const& b) {
 }
 
 void fail(benchmark::State& st, Bench const& b, std::string const& why) {
+  // A failed row keeps its label: a named sweep's rows are found by it, failed ones included.
+  if (!b.label.empty()) st.SetLabel(b.label);
   st.SkipWithError(why.c_str());
   if (g.failures++ == 0) g.first_failure = b.name + ": " + why;
 }
@@ -577,6 +648,15 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
     double const flops = 2.0 * double(p.m) * double(p.n) * double(p.k);
     double const peak = add ? g.info.peak_dram_gbs : (p.dtype == DType::f32 ? peak_fp32 : peak_tensor);
 
+    // A named sweep's rows say so in their label (sweep=llm), so that scripts/plot.py can pick them
+    // out of a JSON whatever else it holds, and give beta where C is read: plot.py counts the bytes
+    // a case must move, and the name carries beta only when a run has several.
+    std::string tag;
+    if (!g.sweep.empty()) tag = "sweep=" + g.sweep + (p.beta != 0 ? "; beta=" + fmt_real(p.beta) : "");
+    auto tagged = [&](std::string const& label) {
+      return tag.empty() ? label : label.empty() ? tag : label + "; " + tag;
+    };
+
     std::vector<KernelInfo const*> runnable;
     for (KernelInfo const* k : grp.kernels) {
       std::string const why = loom::why_unsupported(*k, p, g.info.cc);
@@ -612,6 +692,7 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
                           double(2 * loom::size_of(cb.problem.dtype) + loom::size_of(cb.problem.out_dtype))
                     : flops;
       cb.peak = peak;
+      cb.label = tagged(cb.label);
       out.push_back(cb);
     } else if (left_out) {
       left_out->emplace_back(loom::case_name("cublas", p) + suffix, "no cuBLAS baseline: " + no_cublas);
@@ -630,6 +711,7 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
       mc.bandwidth = true;
       mc.work = 2.0 * std::floor(bytes / 2);  // copy half the bytes: each is read and written
       mc.peak = peak;
+      mc.label = tagged(mc.label);
       out.push_back(mc);
     }
 
@@ -645,6 +727,7 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
       kb.bandwidth = add;
       kb.work = add ? bytes : flops;
       kb.peak = peak;
+      kb.label = tagged(kb.label);
       out.push_back(kb);
     }
   }
@@ -867,6 +950,12 @@ int main(int argc, char** argv) {
                  "Exactly this many timed launches per benchmark (default: by time)")
       ->check(CLI::Range(std::int64_t(0), std::int64_t(1000000000)));
   app.add_option("--device", o.device, "CUDA device ordinal (default: 0)")->check(CLI::Range(0, 1023));
+  auto* o_sweep = app.add_option(
+      "--sweep", o.sweep,
+      "A named sweep instead of the default one: llm (gemm, transformer-layer shapes: M in 1,16,64,...,8192 "
+      "by (N,K) in 4096x4096, 11008x4096, 4096x11008, 14336x4096, 4096x14336, 28672x8192, 8192x28672; bf16 "
+      "and f16; rcr) or llm-layouts (the same at M 128,1024,8192, ccc and crr). --kernels picks kernels from "
+      "it; --dtypes, --layouts, --m, --alpha and --beta replace its lists");
   app.add_option("--ignore-kernels", o.ignore_kernels, "Kernels or shell globs to leave out");
   app.add_option("--providers", o.providers,
                  "What to time: comma list of loom (the kernels), cublas (the baseline), memcpy (the copy "
@@ -920,6 +1009,8 @@ int main(int argc, char** argv) {
   o.has_k = o_k->count() > 0;
   o.has_alpha = o_alpha->count() > 0;
   o.has_beta = o_beta->count() > 0;
+  o.has_sweep = o_sweep->count() > 0;
+  g.sweep = o.sweep;
 
   if (o.list) {
     std::fputs(harness::kernel_list().c_str(), stdout);
