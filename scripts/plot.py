@@ -7,7 +7,9 @@ One PNG per (op, dtype, layout): throughput against problem size, one line per k
 cuBLAS baseline, the device-to-device copy (bandwidth-bound ops) and the device's peak. RESULTS.md
 gets a header (GPU, driver, CUDA and cuBLAS versions, date, the command), then per plot its image
 and a table: kernel, dtype, layout, shape, median us, GB/s or TFLOP/s, % of peak, vs cuBLAS. The
-kernels' rows are printed to stdout last. Needs pandas and matplotlib.
+kernels' rows are printed to stdout last. Rows of loom-bench --sweep=llm (label sweep=llm) get a
+section of their own instead: per dtype and layout, Loom/cuBLAS against M with one line per (N, K),
+a table of the ratios, the bar verdicts, and GB/s at small M. Needs pandas and matplotlib.
 """
 
 import argparse
@@ -89,9 +91,10 @@ def collect(benchmarks):
     runs = {}
     for b in benchmarks:
         run = b.get("run_name") or b.get("name", "")
-        entry = runs.setdefault(run, {"iterations": [], "median": None, "error": ""})
+        entry = runs.setdefault(run, {"iterations": [], "median": None, "error": "", "label": ""})
         if b.get("error_occurred"):
             entry["error"] = b.get("error_message") or "error"
+            entry["label"] = b.get("label", "")
         elif b.get("run_type") == "aggregate":
             if b.get("aggregate_name") == "median":
                 entry["median"] = b
@@ -111,8 +114,8 @@ def collect(benchmarks):
         rows = [e["median"]] if e["median"] is not None else e["iterations"]
         for f in fields:
             rec[f] = median([num(r.get(f)) for r in rows]) if rows else math.nan
-        if rows:
-            rec["label"] = rows[0].get("label", "")
+        rec["label"] = rows[0].get("label", "") if rows else e["label"]
+        rec["sweep"], rec["beta"] = label_tags(rec["label"], variant)
         if not math.isnan(rec["GB/s"]):
             rec["op"], rec["thr"], rec["unit"] = "add", rec["GB/s"], "GB/s"
         elif not math.isnan(rec["TFLOP/s"]):
@@ -121,6 +124,25 @@ def collect(benchmarks):
             rec["op"], rec["thr"], rec["unit"] = ("add" if k <= 1 else "gemm"), math.nan, ""
         records.append(rec)
     return records
+
+
+def label_tags(label, variant):
+    """(sweep, beta) of a row: loom-bench labels the rows of a named sweep 'sweep=NAME', adds
+    'beta=V' where C is read, and names carry '/beta=V' when a run has several. Beta is NaN when
+    neither says (0 for gemm unless --beta was given)."""
+    parts = label.split("; ") if label else []
+    sweep = next((p[len("sweep="):] for p in parts if p.startswith("sweep=")), "")
+    beta = next((num(p[len("beta="):]) for p in parts if p.startswith("beta=")), math.nan)
+    m = re.search(r"(?:^|/)beta=([^/]+)", variant)
+    if m:
+        beta = num(m.group(1))
+    return sweep, beta
+
+
+def plain_label(label):
+    """The label without the tags label_tags() reads, for the notes under a table."""
+    return "; ".join(p for p in (label.split("; ") if label else [])
+                     if not p.startswith(("sweep=", "beta=")))
 
 
 def shape_label(op, m, n, k):
@@ -253,6 +275,196 @@ def bar_lines(df):
     return out
 
 
+# Rows of loom-bench --sweep=llm and --sweep=llm-layouts (their label says sweep=NAME).
+LLM_SWEEPS = ("llm", "llm-layouts")
+# The bars of the transformer-layer sweep, best Loom kernel over cuBLAS per case: a geometric mean
+# of at least 1.00 and no shape under 0.90; for ccc and crr, a geometric mean of at least 0.95 over
+# a short, a medium and a long M.
+LLM_GEOMEAN_BAR, LLM_MIN_BAR = 1.00, 0.90
+LLM_LOOSE_LAYOUTS, LLM_LOOSE_M, LLM_LOOSE_BAR = ("ccc", "crr"), (128, 1024, 8192), 0.95
+# Decoding-sized M, bound by reading B: these rows also get GB/s against the DRAM peak.
+LLM_SMALL_M = 16
+DTYPE_BYTES = {"f32": 4, "f16": 2, "bf16": 2}
+# A kernel registered under this name is the one GEMM entry point; where it ran, its ratio is the
+# row's, rather than the best of the kernels that ran.
+PRIMARY_GEMM = "gemm"
+
+
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else math.nan
+
+
+def min_bytes(dtype, m, n, k, beta):
+    """What a GEMM must move at least: read A and B, write D, and read C where beta != 0. The
+    output is in the input dtype (loom-bench times gemm so); unknown beta counts as 0."""
+    e = DTYPE_BYTES.get(dtype, math.nan)
+    reads_c = not math.isnan(beta) and beta != 0
+    return e * (m * k + k * n) + e * m * n * (2 if reads_c else 1)
+
+
+def llm_cases(g):
+    """Per case of one (dtype, layout, variant) group: the Loom kernel whose ratio counts, the ratio
+    (its throughput over cuBLAS's), and both median times. A case where nothing ran has ratio NaN."""
+    cases = []
+    for (m, n, k), rows in g.groupby(["M", "N", "K"]):
+        cub = rows[(rows.kernel == "cublas") & ~rows.error.astype(bool)]
+        cub_thr = float(cub.thr.iloc[0]) if not cub.empty else math.nan
+        cub_us = float(cub.median_us.iloc[0]) if not cub.empty else math.nan
+        beta = next((b for b in rows.beta if not math.isnan(b)), math.nan)
+        best = None
+        for r in rows[~rows.kernel.isin(BASELINES) & ~rows.error.astype(bool)].itertuples():
+            ratio = r.vs_cublas if not math.isnan(r.vs_cublas) else (
+                r.thr / cub_thr if cub_thr > 0 else math.nan)
+            if math.isnan(ratio):
+                continue
+            if r.kernel == PRIMARY_GEMM:
+                best = (r.kernel, ratio, r.median_us)
+                break
+            if best is None or ratio > best[1]:
+                best = (r.kernel, ratio, r.median_us)
+        kernel, ratio, us = best if best else ("", math.nan, math.nan)
+        cases.append(dict(M=m, N=n, K=k, beta=beta, kernel=kernel, ratio=ratio, loom_us=us, cublas_us=cub_us))
+    return cases
+
+
+def llm_verdict(dtype, layout, variant, cases):
+    """One bar line for the group, and the summary sentences under its table."""
+    what = f"{dtype} {layout}" + (f" {variant}" if variant else "")
+    ok = [c for c in cases if not math.isnan(c["ratio"])]
+    missing = len(cases) - len(ok)
+    sentences = []
+    if ok:
+        worst = min(ok, key=lambda c: c["ratio"])
+        sentences.append(f"Geometric mean {geomean([c['ratio'] for c in ok]):.3f}x cuBLAS over {len(ok)} "
+                         f"case(s); minimum {worst['ratio']:.3f}x at {worst['M']}x{worst['N']}x{worst['K']} "
+                         f"({worst['kernel']}).")
+    if missing:
+        sentences.append(f"{missing} case(s) without a ratio (failed, or no Loom kernel or cuBLAS row).")
+    if layout in LLM_LOOSE_LAYOUTS:
+        bar = f">= {LLM_LOOSE_BAR:.2f}x geometric mean over M in {', '.join(map(str, LLM_LOOSE_M))}"
+        at = [c for c in cases if c["M"] in LLM_LOOSE_M]
+        vals = [c["ratio"] for c in at if not math.isnan(c["ratio"])]
+        if not at:
+            verdict = "no case at those M in this run"
+        else:
+            g = geomean(vals)
+            verdict = f"{g:.3f}x over {len(vals)} case(s): " + (
+                "incomplete" if len(vals) < len(at) else "meets" if g >= LLM_LOOSE_BAR else "misses")
+    else:
+        bar = f">= {LLM_GEOMEAN_BAR:.2f}x geometric mean, no shape < {LLM_MIN_BAR:.2f}x"
+        if not ok:
+            verdict = "no ratio in this run"
+        else:
+            g, lo = geomean([c["ratio"] for c in ok]), min(c["ratio"] for c in ok)
+            verdict = f"geomean {g:.3f}x, min {lo:.3f}x: " + (
+                "incomplete" if missing else
+                "meets" if g >= LLM_GEOMEAN_BAR and lo >= LLM_MIN_BAR else "misses")
+    return f"Bar (transformer-layer GEMM {what}, {bar}): {verdict}", sentences
+
+
+def plot_llm(plt, dtype, layout, variant, cases, out_dir):
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    ms = sorted({c["M"] for c in cases})
+    for n, k in sorted({(c["N"], c["K"]) for c in cases}, key=lambda nk: (nk[0] * nk[1], nk)):
+        pts = sorted((c["M"], c["ratio"]) for c in cases
+                     if (c["N"], c["K"]) == (n, k) and not math.isnan(c["ratio"]))
+        if pts:
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"N={n}, K={k}")
+    ax.axhline(1.0, color="black", linewidth=1, label="1.00 (cuBLAS)")
+    ax.axhline(LLM_MIN_BAR, color="red", linewidth=1, linestyle="--", label=f"{LLM_MIN_BAR:.2f}")
+    if layout in LLM_LOOSE_LAYOUTS:
+        ax.axhline(LLM_LOOSE_BAR, color="orange", linewidth=1, linestyle=":", label=f"{LLM_LOOSE_BAR:.2f}")
+    ax.set_xscale("log", base=2)
+    if ms:
+        ax.set_xticks(ms)
+        ax.set_xticklabels([str(m) for m in ms])
+        ax.minorticks_off()
+    ax.set_xlabel("M (tokens)")
+    ax.set_ylabel("Loom / cuBLAS throughput")
+    title = f"gemm {dtype} {layout} transformer layers" + (f" {variant}" if variant else "")
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="best", fontsize="small")
+    fig.tight_layout()
+    path = os.path.join(out_dir, slug(f"llm_{dtype}_{layout}" + (f"_{variant}" if variant else "")) + ".png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path, title
+
+
+def llm_section(plt, llm, ctx, memcpy_gbs, out_dir, md_dir):
+    """RESULTS.md's section for the transformer-layer sweep, and its bar lines."""
+    md = ["## gemm: transformer-layer shapes (`--sweep=llm`)", "",
+          "Each cell is the Loom kernel's throughput over cuBLAS's for the same case in the same run: "
+          f"the kernel `{PRIMARY_GEMM}` where it ran, else the best Loom kernel of the case (named in "
+          "the cell when the best is not the same kernel everywhere). Bars: a geometric mean of "
+          f">= {LLM_GEOMEAN_BAR:.2f}x with no shape < {LLM_MIN_BAR:.2f}x; for "
+          f"{' and '.join(LLM_LOOSE_LAYOUTS)}, >= {LLM_LOOSE_BAR:.2f}x geometric mean over "
+          f"M in {', '.join(map(str, LLM_LOOSE_M))}. Ratios under {LLM_MIN_BAR:.2f} are in bold.", ""]
+    peak = num(ctx.get("loom_peak_dram_gbs"))
+    bars = []
+    for (dtype, layout, variant), g in llm.groupby(["dtype", "layout", "variant"], sort=True):
+        cases = llm_cases(g)
+        bar, sentences = llm_verdict(dtype, layout, variant, cases)
+        bars.append(bar)
+        path, title = plot_llm(plt, dtype, layout, variant, cases, out_dir)
+        rel = os.path.relpath(os.path.abspath(path), md_dir).replace(os.sep, "/")
+        md += [f"### {dtype}, {layout}" + (f", {variant}" if variant else ""), "", f"![{title}]({rel})", ""]
+
+        winners = sorted({c["kernel"] for c in cases if c["kernel"]})
+        counts = {w: sum(c["kernel"] == w for c in cases) for w in winners}
+        if len(winners) == 1:
+            md += [f"Loom kernel: `{winners[0]}`.", ""]
+        elif winners:
+            md += ["Loom kernel: the best per case (" +
+                   ", ".join(f"`{w}` in {counts[w]}" for w in winners) + ").", ""]
+        nks = sorted({(c["N"], c["K"]) for c in cases}, key=lambda nk: (nk[0] * nk[1], nk))
+        by = {(c["M"], c["N"], c["K"]): c for c in cases}
+        md += ["Columns: N x K.", "",
+               "| M | " + " | ".join(f"{n}x{k}" for n, k in nks) + " |",
+               "|---:|" + "---:|" * len(nks)]
+        for m in sorted({c["M"] for c in cases}):
+            cells = []
+            for n, k in nks:
+                c = by.get((m, n, k))
+                if c is None:
+                    cells.append("")
+                elif math.isnan(c["ratio"]):
+                    cells.append("–")
+                else:
+                    v = f"{c['ratio']:.3f}"
+                    v = f"**{v}**" if c["ratio"] < LLM_MIN_BAR else v
+                    cells.append(v + (f" {c['kernel']}" if len(winners) > 1 else ""))
+            md.append(f"| {m} | " + " | ".join(cells) + " |")
+        md += ["", *sentences, f"**{bar}**", ""]
+
+        small = [c for c in cases if c["M"] <= LLM_SMALL_M]
+        if small:
+            pct = not math.isnan(peak) and peak > 0
+            md += [f"M <= {LLM_SMALL_M}, bound by reading B: achieved GB/s from the bytes the GEMM must move "
+                   "at least (A + B read, D written, C read where beta != 0), over the median time" +
+                   (f"; % of the DRAM peak, {peak:,.0f} GB/s" if pct else "") +
+                   (f"; the best device-to-device copy of this run reached {memcpy_gbs:,.0f} GB/s"
+                    if not math.isnan(memcpy_gbs) else "") + ".", "",
+                   "| shape | Loom kernel | Loom µs | Loom GB/s |" + (" Loom % of DRAM |" if pct else "") +
+                   " cuBLAS µs | cuBLAS GB/s |" + (" cuBLAS % of DRAM |" if pct else ""),
+                   "|---|---|---:|---:|" + ("---:|" if pct else "") + "---:|---:|" + ("---:|" if pct else "")]
+            for c in sorted(small, key=lambda c: (c["M"], c["N"] * c["K"], c["N"])):
+                b = min_bytes(dtype, c["M"], c["N"], c["K"], c["beta"])
+                cols = [f"{c['M']}x{c['N']}x{c['K']}", c["kernel"] or "–"]
+                for us in (c["loom_us"], c["cublas_us"]):
+                    gbs = b / (us * 1e-6) / 1e9 if us > 0 else math.nan
+                    cols += [fmt(us, ".1f"), fmt(gbs, ",.0f")] + ([fmt(100 * gbs / peak, ".1f")] if pct else [])
+                md.append("| " + " | ".join(cols) + " |")
+            md.append("")
+
+        labels = sorted({plain_label(r.label) for r in g.itertuples() if plain_label(r.label)})
+        md += [f"Note: {lab}." for lab in labels] + ([""] if labels else [])
+        md += ["<details><summary>Every row</summary>", ""] + table(g, "gemm") + ["", "</details>", ""]
+    return md, bars
+
+
 def header(ctx, json_path, command):
     def get(key, default="?"):
         v = ctx.get(key)
@@ -343,13 +555,22 @@ def main():
     md_dir = os.path.dirname(os.path.abspath(args.results_md)) if args.results_md else os.getcwd()
     json_ref = os.path.relpath(os.path.abspath(args.bench_json), md_dir).replace(os.sep, "/")
     md = header(ctx, json_ref, args.command)
-    bar = bar_lines(df)
+    # The transformer-layer sweep's rows get a section of their own (ratio against M, per N x K),
+    # not the per-shape plots of the other sweeps, where 70 shapes would crowd one axis.
+    is_llm = df.sweep.isin(LLM_SWEEPS) & (df.op == "gemm")
+    llm_md, llm_bars = [], []
+    if is_llm.any():
+        copies = df[(df.kernel == "memcpy_d2d") & df.thr.notna()]
+        memcpy_gbs = float(copies.thr.max()) if not copies.empty else math.nan
+        llm_md, llm_bars = llm_section(plt, df[is_llm], ctx, memcpy_gbs, args.out_dir, md_dir)
+    bar = bar_lines(df) + llm_bars
     if bar:
         md += [f"**{b}**" + ("  " if i + 1 < len(bar) else "") for i, b in enumerate(bar)] + [""]
 
-    for op in sorted(df.op.unique()):
+    rest = df[~is_llm]
+    for op in sorted(rest.op.unique()):
         md += [f"## {op}", ""]
-        dop = df[df.op == op]
+        dop = rest[rest.op == op]
         groups = dop[["dtype", "layout", "variant"]].drop_duplicates().itertuples(index=False)
         for dtype, layout, variant in groups:
             g = dop[(dop.dtype == dtype) & (dop.layout == layout) & (dop.variant == variant)]
@@ -360,6 +581,7 @@ def main():
             md += table(g, op) + [""]
             labels = sorted({r.label for r in g.itertuples() if r.label})
             md += [f"Note: {lab}." for lab in labels] + ([""] if labels else [])
+    md += llm_md
 
     if args.extra:
         md += extra_sections(args.extra)
@@ -371,8 +593,9 @@ def main():
     if args.results_md:
         with open(args.results_md, "w") as f:
             f.write("\n".join(md).rstrip() + "\n")
-        print(f"plot.py: wrote {args.results_md} and {df.groupby(['op', 'dtype', 'layout', 'variant']).ngroups} "
-              f"plot(s) in {args.out_dir}", file=sys.stderr)
+        nplots = (rest.groupby(['op', 'dtype', 'layout', 'variant']).ngroups +
+                  df[is_llm].groupby(['dtype', 'layout', 'variant']).ngroups)
+        print(f"plot.py: wrote {args.results_md} and {nplots} plot(s) in {args.out_dir}", file=sys.stderr)
     else:
         print(f"plot.py: wrote the plots in {args.out_dir}", file=sys.stderr)
 
