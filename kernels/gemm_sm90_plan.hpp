@@ -12,7 +12,7 @@
 //   compute = waves * (k tiles per split) * (one k tile's flops / (an SM's peak * efficiency(bn)))
 //   memory  = max(DRAM bytes / DRAM bandwidth, L2->SM bytes / L2 bandwidth, the busiest SM's
 //             bytes / one SM's load rate), with the split-K partials' traffic added,
-//   fixup   = the last split reads every split's partial tile at one SM's L2 bandwidth,
+//   fixup   = per wave, a fixed cost plus every split's partial tile read by the last split,
 // and the smallest wins. Waves count units (tiles times splits, whole clusters) over the SMs. The
 // constants are the H100's published figures and rough per-SM rates; they are parameters, not
 // measured per shape, and the tests check the choices they lead to.
@@ -29,11 +29,18 @@ namespace loom::sm90 {
 struct TileShape {
   int bm, bn, cluster_m;
   char const* name;
+  double efficiency;  // the share of the tensor pipe's peak one CTA of this shape sustains
+  bool split_k;       // K may be split
 };
 // The menu. 128x256: big problems; 128x128: twice the tiles; 128x64 and 128x16: a small N (a small M
-// swapped), one CTA per cluster since B's tile is small.
-inline constexpr TileShape kTileShapes[] = {
-    {128, 256, 2, "128x256"}, {128, 128, 2, "128x128"}, {128, 64, 1, "128x64"}, {128, 16, 1, "128x16"}};
+// swapped), one CTA per cluster since B's tile is small. The efficiencies are fitted to timings of
+// every shape under forced plans (docs/tuning/sm90.md); a narrow N spends wgmma's shared-memory reads
+// of A on fewer flops. 128x256 is never split: its 128 KB partial tile per CTA made every split
+// measured slower than the 128x128 tile whole.
+inline constexpr TileShape kTileShapes[] = {{128, 256, 2, "128x256", 0.90, false},
+                                            {128, 128, 2, "128x128", 0.75, true},
+                                            {128, 64, 1, "128x64", 0.50, true},
+                                            {128, 16, 1, "128x16", 0.30, true}};
 inline constexpr int kTileShapeCount = int(sizeof(kTileShapes) / sizeof(kTileShapes[0]));
 
 constexpr int kBK = 64;                 // K per stage
@@ -77,22 +84,21 @@ struct PlanInput {
   bool d_tma = true;    // D can take the TMA-store epilogue (aligned, beta == 0), unswapped
 };
 
-// The machine the model assumes (H100 SXM): dense bf16/f16 tensor peak, HBM3 and L2 bandwidth,
-// one SM's L2 bandwidth, and the fixed cost of a wave (pipeline fill, epilogue drain).
+// The machine the model assumes (H100 SXM): dense bf16/f16 tensor peak and 132 SMs, HBM3 and L2
+// bandwidth (published), and per-SM rates fitted like the efficiencies: what one SM's TMA loads
+// stream, the split-K fixup's fixed cost and rate per wave, and the fixed cost of a wave (pipeline
+// fill from cold L2, epilogue drain).
 struct Machine {
   double peak_flops = 989e12;
   double dram_bw = 3.0e12;
   double l2_bw = 5.5e12;
-  double sm_l2_bw = 200e9;
-  double sm_load_bw = 80e9;  // what one SM's TMA loads stream, bounded by its loads in flight
-  double wave_us = 0.8;
+  double sm_load_bw = 85e9;
+  double fixup_us = 0.5;
+  double fixup_bw = 80e9;
+  double wave_us = 5.0;
   double overlap_loss = 0.1;  // the share of the smaller of compute and memory time not hidden
   std::int64_t workspace_cap = std::int64_t(256) << 20;  // split-K partials, bytes
 };
-
-// The share of the tensor pipe's peak a tile reaches: wgmma reads 64 x 16 of A from shared memory
-// per instruction whatever its N, so a narrow N spends the shared-memory bandwidth on fewer flops.
-inline double tile_efficiency(TileShape t) { return 0.92 * double(t.bn) / double(t.bn + 24); }
 
 inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
@@ -111,7 +117,7 @@ inline double estimate_us(TileShape t, int splits, std::int64_t m, std::int64_t 
   std::int64_t const units = tiles_m * tiles_n * splits;  // CTAs' worth of work
   std::int64_t const slots = sms / t.cluster_m * t.cluster_m;
   std::int64_t const waves = ceil_div(units, slots);
-  double const sm_flops = mc.peak_flops / 132.0 * tile_efficiency(t);
+  double const sm_flops = mc.peak_flops / 132.0 * t.efficiency;
   double const ktile_us = 2.0 * t.bm * t.bn * kBK / sm_flops * 1e6;
   double const compute = double(waves) * double(ceil_div(k_tiles, splits)) * ktile_us;
   // DRAM: each operand once, D once (C once more); L2 -> SMs: every tile's panels, B's shared by
@@ -122,7 +128,7 @@ inline double estimate_us(TileShape t, int splits, std::int64_t m, std::int64_t 
   if (splits > 1) {
     double const partial = 4.0 * t.bm * t.bn;
     l2 += double(tiles_m * tiles_n) * partial * 2 * splits;  // every split writes, the last reads all
-    fixup = partial * splits / mc.sm_l2_bw * 1e6;
+    fixup = double(waves) * (mc.fixup_us + partial * splits / mc.fixup_bw * 1e6);
   }
   // One SM streams at most sm_load_bw: a problem on few SMs cannot reach the DRAM bandwidth.
   double const per_sm = double(waves) * double(ceil_div(k_tiles, splits)) * kBK * 2.0 * (t.bm + t.bn);
@@ -144,7 +150,7 @@ inline Plan plan(PlanInput const& in, Machine const& mc = {}) {
       if (!b_k_major && !tile_takes_mn_major_b(ts)) continue;
       std::int64_t const k_tiles = ceil_div(in.k, kBK);
       for (int s = 1; s <= 16; ++s) {
-        if (s > 1 && (k_tiles / s < 4 || workspace_bytes(ts, m, n, s) > mc.workspace_cap)) break;
+        if (s > 1 && (!ts.split_k || k_tiles / s < 4 || workspace_bytes(ts, m, n, s) > mc.workspace_cap)) break;
         double const us = estimate_us(ts, s, m, n, in.k, in.sms, in.out_bytes, in.beta, mc);
         if (best.us < 0 || us < best.us * 0.999) best = Plan{t, s, swap != 0, us};
       }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Plot a loom-bench JSON and regenerate RESULTS.md.
 
-usage: scripts/plot.py BENCH_JSON [--out-dir DIR] [--results-md RESULTS.md] [--command CMD]
+usage: scripts/plot.py BENCH_JSON [BENCH_JSON...] [--out-dir DIR] [--results-md RESULTS.md] [--command CMD]
 
 One PNG per (op, dtype, layout): throughput against problem size, one line per kernel, with the
 cuBLAS baseline, the device-to-device copy (bandwidth-bound ops) and the device's peak. RESULTS.md
@@ -536,7 +536,8 @@ def extra_sections(folder):
 
 def main():
     ap = argparse.ArgumentParser(description="Plot a loom-bench JSON and regenerate RESULTS.md.")
-    ap.add_argument("bench_json")
+    ap.add_argument("bench_json", nargs="+",
+                    help="loom-bench JSON files, e.g. the default sweep's and --sweep=llm's (the first's context heads RESULTS.md)")
     ap.add_argument("--out-dir", default="results", help="where the PNGs go (default: results)")
     ap.add_argument("--results-md", help="write this markdown file (e.g. RESULTS.md)")
     ap.add_argument("--command", default="", help="the command that produced the numbers, for the header")
@@ -544,16 +545,18 @@ def main():
                                     "summaries are appended to the markdown")
     args = ap.parse_args()
 
-    ctx, benchmarks = load(args.bench_json)
+    ctx, benchmarks = load(args.bench_json[0])
+    for path in args.bench_json[1:]:
+        benchmarks = benchmarks + load(path)[1]
     pd, plt = import_libs()
     records = collect(benchmarks)
     if not records:
-        die(f"{args.bench_json} has no loom-bench results")
+        die(f"{' '.join(args.bench_json)} has no loom-bench results")
     df = ordered(pd.DataFrame.from_records(records))
     os.makedirs(args.out_dir, exist_ok=True)
 
     md_dir = os.path.dirname(os.path.abspath(args.results_md)) if args.results_md else os.getcwd()
-    json_ref = os.path.relpath(os.path.abspath(args.bench_json), md_dir).replace(os.sep, "/")
+    json_ref = ", ".join(os.path.relpath(os.path.abspath(j), md_dir).replace(os.sep, "/") for j in args.bench_json)
     md = header(ctx, json_ref, args.command)
     # The transformer-layer sweep's rows get a section of their own (ratio against M, per N x K),
     # not the per-shape plots of the other sweeps, where 70 shapes would crowd one axis.

@@ -9,6 +9,8 @@
 # (default: its default sweep). With arguments (a partial sweep) the committed RESULTS.md and
 # docs/plots/ are left alone: the markdown and plots go to results/RESULTS.md and results/plots/,
 # unless LOOM_WRITE_RESULTS=1. Plots of an earlier run are removed before new ones are written.
+# The full run also times loom-bench --sweep=llm and --sweep=llm-layouts with the kernel gemm
+# (results/llm*/bench.json; LOOM_LLM_SWEEP=0 skips them).
 # Checks for a GPU before building anything.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -44,6 +46,16 @@ if [[ ! -s results/bench.json ]]; then
   echo "run.sh: the sweep wrote no results/bench.json" >&2
   exit "$(( sweep_rc ? sweep_rc : 1 ))"
 fi
+# The transformer-layer sweeps (loom-bench --sweep=llm, llm-layouts) through the entry point gemm,
+# for the full run only (LOOM_LLM_SWEEP=0 leaves them out).
+llm_json=()
+if [[ $# -eq 0 && ${LOOM_LLM_SWEEP:-1} != 0 ]]; then
+  for sweep in llm llm-layouts; do
+    rm -f "results/$sweep/bench.json"
+    LOOM_SKIP_BUILD=1 bash scripts/sweep.sh "results/$sweep" --sweep=$sweep --kernels=gemm > /dev/null || sweep_rc=$?
+    [[ -s results/$sweep/bench.json ]] && llm_json+=("results/$sweep/bench.json")
+  done
+fi
 
 # compute-sanitizer over a small validate sweep, and one Nsight Compute profile per kernel; their
 # summaries go into RESULTS.md with the numbers.
@@ -63,7 +75,7 @@ fi
 command="scripts/run.sh"
 for a in "$@"; do command+=" $(printf '%q' "$a")"; done
 rm -f "$plots"/*.png
-python3 scripts/plot.py results/bench.json --out-dir "$plots" --results-md "$results_md" --command "$command" \
+python3 scripts/plot.py results/bench.json "${llm_json[@]}" --out-dir "$plots" --results-md "$results_md" --command "$command" \
   --extra results
 if [[ $sweep_rc -ne 0 ]]; then
   echo "run.sh: loom-bench exited with status $sweep_rc (some benchmarks failed; see above)" >&2
