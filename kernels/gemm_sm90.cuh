@@ -1,24 +1,35 @@
 // sm90: D = alpha*A*B + beta*C on Hopper tensor cores (sm_90a only): wgmma with both operands in
-// shared memory, TMA loads multicast across a cluster of two CTAs, a warp-specialized and
-// persistent pipeline. A and B are fp16 or bf16, accumulation is fp32, C/D are fp16, bf16 or fp32
+// shared memory, TMA loads (multicast across a cluster of two CTAs for the wide tiles), a
+// warp-specialized and persistent pipeline, split-K with a deterministic fixup. A and B are fp16 or bf16, accumulation is fp32, C/D are fp16, bf16 or fp32
 // (Problem::out_dtype). Every operand is row- or column-major with its own leading dimension; C may
 // alias D. Any M, N, K >= 1 whose A and B TMA can read (16-byte aligned bases and leading
 // dimensions); gemm_sm90.cu sends the rest to sm80 and says so (KernelInfo::path).
 //
-// Files: this header holds the kernel and its launcher, launch_majors<kAK, kBK>;
-// gemm_sm90_{kk,km,mk,mm}.sm90a.cu each instantiate it for one pair of operand majornesses (k-major or
-// mn-major A, then B) and are built for sm_90a only (kernels/CMakeLists.txt); gemm_sm90.cu
-// registers the kernel, picks the path and the launcher.
+// Files: this header holds the kernel and its launcher, launch_tiling<kTile, kAK, kBK>, for a tile
+// shape of kernels/gemm_sm90_plan.hpp's menu and a pair of operand majornesses (k-major or mn-major
+// A, then B); kernels/CMakeLists.txt generates one sm_90a-only translation unit per entry of
+// LOOM_SM90_INSTANCES. gemm_sm90.cu registers the kernel, asks the plan (tile shape, split, swap)
+// and picks the path and the instantiation.
 //
-// Problem: as in sm80, a column-major D is computed as D^T = B^T A^T, so the kernel always writes
-// a row-major D and sees A as (m,k) and B as (n,k), each k-major or mn-major in global memory. The
-// operands are never copied or transposed: wgmma reads an mn-major tile through its descriptor's
-// transpose bit.
+// Problem: as in sm80, a column-major D is computed as D^T = B^T A^T (row_major_gemm), so the kernel
+// sees A as (m,k), B as (n,k) and a row-major D. A swapped plan (a small M) trades A and B once
+// more, and then D is column-major as the kernel sees it (Args::d_col: m contiguous), which only the
+// direct epilogue writes. The operands are never copied or transposed: wgmma reads an mn-major
+// tile through its descriptor's transpose bit.
 //
-// Tiling: a CTA owns a 128x256 tile of D and walks K in steps of 64. Its two consumer warpgroups
-// each own 64x256 (one wgmma m64n256k16 per k-step of 16, 128 fp32 accumulators per thread); a
-// producer warpgroup issues the TMA loads. Two CTAs along M form a cluster and share B's tile:
-// each loads half of it and multicasts it to both, so B crosses L2 once per cluster.
+// Tiling (Tiling<kTile>): a CTA owns a BM x BN tile of D (128x256, 128x128, 128x64 or 128x16) and
+// walks K in steps of 64. Its BM/64 consumer warpgroups each own 64 x BN (one wgmma m64nBNk16 per
+// k-step of 16, BN/2 fp32 accumulators per thread); a producer warpgroup issues the TMA loads. For
+// the wide tiles two CTAs along M form a cluster and share B's tile: each loads half of it and
+// multicasts it to both, so B crosses L2 once per cluster. The narrow tiles (a small N) run one CTA
+// per cluster and fit more stages (up to 8) in shared memory.
+//
+// Split-K (Params::splits > 1): the work units are (cluster tile, split); split s computes k tiles
+// [s K/S, (s+1) K/S) of its tile, writes its fp32 partial tile to a global workspace and arrives on
+// the tile's counter; the split that arrives last sums every partial in split order (its own read
+// back too, so the order never depends on which split is last) and runs the epilogue
+// (split_k_fixup). No CTA waits on another, so any grid size is safe, and D's bits are the same run
+// after run.
 //
 // Shared memory (Config, all from the layout core): each operand's stage is the canonical 128-byte
 // swizzled GMMA atom tiled over (MN, 64) with tile_to_shape (k-major: 64-element rows of K;
@@ -33,10 +44,11 @@
 //   cA = identity (M,K) -> local_tile<(BOX,64)>(cA, m*BOXES + b, kt): box b's first coordinate, its TMA coords
 //   sA (BM,64,PIPE), 128B swizzle: box b lands at sA(b*BOX, 0, stage)
 //   wgmma desc of warpgroup w, k-step s: make_gmma_desc(sA) advanced by gmma_desc_offset(sA, (64w, 16s, stage))
-//   acc = partition_fragment_C(TiledMMA of 2x1 warpgroups of m64n256k16, (BM,BN)): (2,2,32) per thread
+//   acc = partition_fragment_C(TiledMMA of (BM/64)x1 warpgroups of m64nBNk16, (BM,BN)): (2,2,BN/8) per thread
 //   sD (64,(COLS,SUB)) -> partition_C of one warpgroup's atom: where each accumulator goes in a buffer
-//   cD = identity (M,N) -> local_tile<(64,COLS)>(cD, 2m+w, n*SUB + j): sub-tile j's TMA store coords
+//   cD = identity (M,N) -> local_tile<(64,COLS)>(cD, (BM/64)m+w, n*SUB + j): sub-tile j's TMA store coords
 //   (direct path: mD (M,N) -> local_tile<(BM,BN)>(mD, m, n) -> partition_C, kernels/epilogue.cuh)
+//   split-K partial of warpgroup w: float4 i of thread t at slot + 4 (128 i + t), the fragment's own order
 //
 // Pipeline: kStages stages, each with a full and an empty mbarrier, as a ring whose phase bits
 // carry across tiles. The producer waits for a stage to be empty in both CTAs of the cluster,
@@ -47,23 +59,23 @@
 // that previous stage by arriving on the empty barrier of both CTAs. setmaxnreg gives the
 // consumers 232 registers and the producer 40.
 //
-// Persistent: the grid is as many clusters as fit on the GPU at once; each walks cluster tiles
-// (a pair of M tiles and one N tile) in steps of the cluster count. Tile order (TileScheduler):
-// groups of kGroupM cluster rows, column by column within a group, so that the clusters in flight
-// share A and B panels in L2.
+// Persistent: the grid is as many clusters as fit on the GPU at once; each walks work units
+// (cluster tiles of kClusterM M tiles and one N tile, times the splits) in steps of the cluster
+// count. Tile order (TileScheduler): groups of kGroupM cluster rows, column by column within a
+// group, so that the clusters in flight share A and B panels in L2.
 //
-// The two consumer warpgroups read the same stages, but warpgroup 1 runs one k tile behind
+// With two consumer warpgroups both read the same stages, but warpgroup 1 runs one k tile behind
 // warpgroup 0 (kLag; a `start` barrier sets the lag once, the stage ring keeps it), so that at the
 // end of a tile one warpgroup drains and stores while the other still issues wgmmas.
 //
-// Epilogue (store_d_tma), when beta == 0 and D's base and row stride are multiples of 16 bytes:
-// each warpgroup writes its 64 x 256 accumulators, times alpha and converted to D's type, into
+// Epilogue (store_d_tma), when the tile has it (BN a multiple of 64), beta == 0, D is not swapped
+// and D's base and row stride are multiples of 16 bytes: each warpgroup writes its 64 x BN accumulators, times alpha and converted to D's type, into
 // shared memory one 64-row x 128-byte sub-tile at a time (under the 128-byte swizzle, placed by
 // partition_C of a swizzled smem view: conflict-free), fences the async proxy, and one thread TMA
 // stores the sub-tile, which clips at D's edges. Two buffers per warpgroup: a buffer is rewritten
 // once the store that read it two sub-tiles ago has finished reading (cp.async.bulk.wait_group.read),
-// and the next tile's wgmmas start while the last stores drain. Otherwise (beta != 0, or D
-// misaligned) kernels/epilogue.cuh's store_d writes straight from the registers, reading C.
+// and the next tile's wgmmas start while the last stores drain. Otherwise kernels/epilogue.cuh's
+// store_d writes straight from the registers, reading C (column-major D: one element a store).
 // gemm_sm90.cu's path says which epilogue runs.
 //
 // What remains written by hand, and why:
@@ -76,6 +88,8 @@
 //   over a padded tile grid.
 // - The shared-memory carve-up (stages, epilogue buffers, barriers) as byte offsets, and the
 //   epilogue's buffer index and store count: control flow and allocation, not tensor indices.
+// - The split-K workspace slots (tile, CTA, warpgroup, split) and the k range of a split: an
+//   allocation and a schedule. The partial's layout is the fragment's register order itself.
 #pragma once
 
 #include <cuda.h>
