@@ -33,7 +33,7 @@
 //
 // Per-thread (not collective), shared addresses as smem_u32 gives them:
 //   mbarrier_init(bar, count), fence_mbarrier_init_cluster(), mbarrier_arrive_expect_tx(bar, bytes),
-//   mbarrier_arrive_cluster(bar, cta), mbarrier_wait(bar, parity)   (traps after ~2^32 cycles)
+//   mbarrier_arrive_cluster(bar, cta), mbarrier_wait(bar, parity)   (traps after ~2^36 cycles)
 //   cluster_ctarank(), cluster_sync()                                  (cluster_sync: every thread)
 //   tma_load_2d(dst, tmap, bar, c0, c1), tma_load_2d_multicast(..., cta_mask),
 //   tma_store_2d(tmap, src, c0, c1), bulk_commit_group(), bulk_wait_group<N>(),
@@ -187,9 +187,10 @@ __device__ __forceinline__ void mbarrier_arrive_cluster(unsigned bar, unsigned c
 }
 
 // mbarrier.try_wait.parity until the phase of parity `parity` has completed (9.7.13.15.16).
-// A kernel bug that never completes the phase would hang the GPU; after about 2^32 cycles
-// (a couple of seconds, far beyond any legitimate wait) the wait traps instead, so that the launch
-// fails with an error rather than sticking.
+// A kernel bug that never completes the phase would hang the GPU; after about 2^36 cycles (about
+// 35 s at 2 GHz, far beyond any legitimate wait) the wait traps instead, so that the launch fails
+// with an error rather than sticking. With 2^32 cycles (2 s), sm90 trapped at random under
+// compute-sanitizer's racecheck, whose instrumentation slows every wait.
 __device__ __forceinline__ void mbarrier_wait(unsigned bar, unsigned parity) {
 #if LOOM_SM90A_ENABLED
   unsigned done = 0;
@@ -211,7 +212,7 @@ __device__ __forceinline__ void mbarrier_wait(unsigned bar, unsigned parity) {
         : "r"(bar), "r"(parity)
         : "memory");
     if (done) return;
-    if (clock64() - start > (1ll << 32)) __trap();
+    if (clock64() - start > (1ll << 36)) __trap();
   }
 #else
   (void)bar, (void)parity;
