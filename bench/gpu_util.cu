@@ -58,9 +58,13 @@ cudaError_t launch_fill(void* data, std::int64_t count, std::uint64_t seed, int 
 
 }  // namespace
 
+std::size_t L2Flusher::bytes_for(std::size_t l2_bytes) {
+  std::size_t const b = std::max<std::size_t>(2 * l2_bytes, std::size_t(1) << 20);
+  return (b + 15) / 16 * 16;
+}
+
 L2Flusher::L2Flusher(std::size_t l2_bytes, int sm_count) {
-  bytes_ = std::max<std::size_t>(2 * l2_bytes, std::size_t(1) << 20);
-  bytes_ = (bytes_ + 15) / 16 * 16;
+  bytes_ = bytes_for(l2_bytes);
   LOOM_CUDA(cudaMalloc(&buf_, bytes_));
   cudaError_t e = cudaMalloc(reinterpret_cast<void**>(&sink_), sizeof(unsigned));
   if (e == cudaSuccess) e = cudaMemset(buf_, 0, bytes_);

@@ -16,8 +16,10 @@ namespace loom::bench {
 // written back during the flush, outside the timed region.
 class L2Flusher {
  public:
-  // Allocates (and zeroes) 2 * l2_bytes, at least 1 MiB. Throws loom::harness::Error on failure.
+  // Allocates (and zeroes) bytes_for(l2_bytes). Throws loom::harness::Error on failure.
   L2Flusher(std::size_t l2_bytes, int sm_count);
+  // 2 * l2_bytes, at least 1 MiB, rounded up to 16 bytes.
+  static std::size_t bytes_for(std::size_t l2_bytes);
   ~L2Flusher();
   L2Flusher(L2Flusher const&) = delete;
   L2Flusher& operator=(L2Flusher const&) = delete;

@@ -380,6 +380,9 @@ struct Global {
   bool use_loom = true, use_cublas = true, use_memcpy = true;  // --providers
   std::string sweep;  // --sweep, in every row's label
   std::map<std::string, double> baseline;  // case key -> cuBLAS throughput
+  // Device memory free for the cases' buffers when the sweep is planned (the L2 flush buffer is
+  // already taken out), or nothing when planning for another GPU.
+  std::optional<std::uint64_t> free_bytes;
   int failures = 0;
   std::string first_failure;
 };
@@ -398,6 +401,11 @@ harness::CaseBuffers& case_buffers(Problem const& p, int misalign) {
   std::string const key = "case|" + problem_key(p, misalign);
   if (g.ws.key != key || !g.ws.bufs) {
     g.ws.reset();  // free the previous case first
+    // plan() left out what did not fit; this catches memory taken since by someone else, with the
+    // same line instead of cudaMalloc's.
+    if (std::string const why = harness::why_no_memory(harness::device_bytes(p, misalign), harness::free_device_bytes());
+        !why.empty())
+      throw harness::Error(why);
     auto b = std::make_unique<harness::CaseBuffers>(harness::make_buffers(p, misalign));
     // Random, never zero; D too, so that cuBLAS gemm reading C = D (beta != 0) sees finite data.
     std::uint64_t seed = 1;
@@ -416,6 +424,8 @@ void copy_buffers(std::size_t bytes, void** src, void** dst) {
   std::string const key = "copy|" + std::to_string(bytes);
   if (g.ws.key != key || !g.ws.src) {
     g.ws.reset();
+    if (std::string const why = harness::why_no_memory(2 * std::uint64_t(bytes), harness::free_device_bytes()); !why.empty())
+      throw harness::Error(why);
     auto s = std::make_unique<DeviceBytes>(bytes);
     auto d = std::make_unique<DeviceBytes>(bytes);
     LOOM_CUDA(cudaMemset(s->p, 0x3c, bytes));  // contents do not matter to a copy; not zeros
@@ -657,16 +667,27 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
       return tag.empty() ? label : label.empty() ? tag : label + "; " + tag;
     };
 
+    auto leave_out = [&](std::string const& who, std::string const& why) {
+      if (left_out)
+        left_out->emplace_back(loom::case_name(who, p) + suffix, why);
+      else
+        std::fprintf(stderr, "loom-bench: leaving out %s: %s\n", loom::case_name(who, p).c_str(), why.c_str());
+    };
+    // Whether `bytes` of buffers fit in the device's free memory ("" if so, or when planning for
+    // another GPU), checked before anything is allocated.
+    auto no_room = [&](std::uint64_t bytes) {
+      return g.free_bytes ? harness::why_no_memory(bytes, *g.free_bytes) : std::string();
+    };
+    std::string const kernel_no_room = no_room(harness::device_bytes(p, grp.misalign));
+
     std::vector<KernelInfo const*> runnable;
     for (KernelInfo const* k : grp.kernels) {
-      std::string const why = loom::why_unsupported(*k, p, g.info.cc);
+      std::string why = loom::why_unsupported(*k, p, g.info.cc);
+      if (why.empty()) why = kernel_no_room;
       if (why.empty())
         runnable.push_back(k);
-      else if (left_out)
-        left_out->emplace_back(loom::case_name(k->name, p) + suffix, why);
       else
-        std::fprintf(stderr, "loom-bench: leaving out %s: %s\n", loom::case_name(k->name, p).c_str(),
-                     why.c_str());
+        leave_out(k->name, why);
     }
     if (g.use_loom && runnable.empty()) continue;
 
@@ -682,7 +703,10 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
       cb.label = "fp32 geam (cuBLAS has no " + std::string(loom::to_string(p.dtype)) + " geam)";
     }
     std::string const no_cublas = harness::why_no_cublas(cb.problem);
+    std::string const cublas_no_room = no_room(harness::device_bytes(cb.problem, grp.misalign));
     if (!g.use_cublas) {
+    } else if (no_cublas.empty() && !cublas_no_room.empty()) {
+      leave_out("cublas", cublas_no_room);
     } else if (no_cublas.empty()) {
       cb.name = loom::case_name("cublas", p) + suffix;
       cb.nvtx = loom::case_name("cublas", p);
@@ -701,7 +725,11 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
                    loom::case_name("cublas", p).c_str(), no_cublas.c_str());
     }
 
-    if (add && g.use_memcpy) {
+    // The copy allocates a source and a destination of half its bytes each (copy_buffers).
+    std::string const memcpy_no_room = no_room(2 * std::uint64_t(std::floor(bytes / 2)));
+    if (add && g.use_memcpy && !memcpy_no_room.empty()) {
+      leave_out("memcpy_d2d", memcpy_no_room);
+    } else if (add && g.use_memcpy) {
       Bench mc;
       mc.kind = Kind::memcpy_d2d;
       mc.problem = p;
@@ -754,9 +782,17 @@ int enumerate(Options const& o, std::vector<harness::Case> const& cases) {
     where = "from --compute-capability";
   } else {
     try {
-      g.info.cc = harness::query_device(o.device).cc;
+      g.info = harness::query_device(o.device);
       where = "GPU " + std::to_string(o.device) + "'s";
+      // Planning for this GPU, a case must also fit in its free memory, as in a run (where the L2
+      // flush buffer is allocated by then).
+      LOOM_CUDA(cudaSetDevice(o.device));
+      std::uint64_t const free = harness::free_device_bytes();
+      std::uint64_t const flush = loom::bench::L2Flusher::bytes_for(std::size_t(g.info.l2_bytes));
+      g.free_bytes = free > flush ? free - flush : 0;
     } catch (harness::NoGpu const&) {
+    } catch (std::exception const& e) {
+      die(e.what(), 2);
     }
   }
   std::vector<std::pair<std::string, std::string>> left_out;
@@ -1069,6 +1105,7 @@ int main(int argc, char** argv) {
     LOOM_CUDA(cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking));
     LOOM_CUBLAS(cublasCreate(&g.cublas));
     g.flusher = std::make_unique<loom::bench::L2Flusher>(std::size_t(g.info.l2_bytes), g.info.sm_count);
+    g.free_bytes = harness::free_device_bytes();
   } catch (std::exception const& e) {
     die(e.what(), 1);
   }

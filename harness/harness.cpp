@@ -732,10 +732,23 @@ DeviceMatrix::DeviceMatrix(DType dtype, std::int64_t rows, std::int64_t cols, Or
   if (ld_ < need)
     throw Error("leading dimension " + std::to_string(ld_) + " is smaller than a row (" +
                 std::to_string(need) + ")");
-  std::int64_t const outer = outer_extent(order, rows, cols);
-  // ld * extent + misalign + 256 bytes of slack, all poisoned by poison().
-  bytes_ = std::size_t(ld_ * outer + misalign) * size_of(dtype) + 256;
+  // matrix_bytes saturates: a size past 64 bits is refused here rather than wrapped around.
+  std::uint64_t const bytes = matrix_bytes(dtype, rows, cols, order, ld_, misalign);
+  if (bytes == ~std::uint64_t(0))
+    throw Error("a " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix is too large to allocate");
+  bytes_ = std::size_t(bytes);
   LOOM_CUDA(cudaMalloc(&base_, bytes_));
+}
+
+std::uint64_t matrix_bytes(DType dtype, std::int64_t rows, std::int64_t cols, Order order, std::int64_t ld,
+                           int misalign) {
+  if (rows <= 0 || cols <= 0) return 0;
+  if (ld <= 0) ld = min_ld(order, rows, cols);
+  // ld * extent + misalign + 256 bytes of slack, all poisoned by poison().
+  unsigned __int128 const b =
+      ((unsigned __int128)std::uint64_t(ld) * std::uint64_t(outer_extent(order, rows, cols)) +
+       std::uint64_t(std::max(misalign, 0))) * size_of(dtype) + 256;
+  return b > ~std::uint64_t(0) ? ~std::uint64_t(0) : std::uint64_t(b);
 }
 
 DeviceMatrix::~DeviceMatrix() {
@@ -835,6 +848,42 @@ CaseBuffers make_buffers(Problem const& p0, int misalign) {
   if (p.op == OpKind::gemm) b.c = DeviceMatrix(p.out_dtype, p.m, p.n, p.c, p.ldc, misalign);
   b.d = DeviceMatrix(p.out_dtype, p.m, p.n, p.c, p.ldc, misalign);
   return b;
+}
+
+namespace {
+std::uint64_t add_sat(std::uint64_t a, std::uint64_t b) { return a > ~std::uint64_t(0) - b ? ~std::uint64_t(0) : a + b; }
+
+std::string bytes_text(std::uint64_t b) {
+  char buf[64];
+  if (b >= (std::uint64_t(1) << 30))
+    std::snprintf(buf, sizeof buf, "%.1f GiB", double(b) / double(std::uint64_t(1) << 30));
+  else
+    std::snprintf(buf, sizeof buf, "%.1f MiB", double(b) / double(1 << 20));
+  return buf;
+}
+}  // namespace
+
+std::uint64_t device_bytes(Problem const& p0, int misalign) {
+  // The same matrices as make_buffers, in the same dimensions.
+  Problem const p = with_default_lds(p0);
+  std::uint64_t n = matrix_bytes(p.dtype, rows_a(p), cols_a(p), p.a, p.lda, misalign);
+  n = add_sat(n, matrix_bytes(p.dtype, rows_b(p), cols_b(p), p.b, p.ldb, misalign));
+  std::uint64_t const cd = matrix_bytes(p.out_dtype, p.m, p.n, p.c, p.ldc, misalign);
+  if (p.op == OpKind::gemm) n = add_sat(n, cd);
+  return add_sat(n, cd);
+}
+
+std::string why_no_memory(std::uint64_t need, std::uint64_t free) {
+  if (free >= kMemoryReserve && need <= free - kMemoryReserve) return {};
+  std::string s = "needs " + bytes_text(need) + ", the device has " + bytes_text(free) + " free";
+  if (need <= free) s += " (" + bytes_text(kMemoryReserve) + " of it kept in reserve)";
+  return s;
+}
+
+std::uint64_t free_device_bytes() {
+  std::size_t free = 0, total = 0;
+  LOOM_CUDA(cudaMemGetInfo(&free, &total));
+  return free;
 }
 
 // =============================================================================================

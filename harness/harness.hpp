@@ -6,6 +6,7 @@
 //               SweepSpec, expand() into Cases, default_validate_sweep()
 //   buffers     DeviceMatrix (RAII, padded and deliberately misalignable), fill_random, poison,
 //               to_host, host f16/bf16 converters
+//   memory      device_bytes() a case allocates, why_no_memory() against the free bytes
 //   references  reference_cublas() (cuBLAS, in C's storage order), reference_host() (fp64)
 //   compare     tolerance(), compare() -> ErrorStats
 //   profiling   NvtxRange (in the "loom" NVTX domain), Timer (CUDA events)
@@ -233,6 +234,27 @@ struct CaseBuffers {
   Operands operands();     // d is written; for add, c is unused
 };
 CaseBuffers make_buffers(Problem const&, int misalign);
+
+// ---------------------------------------------------------------------------------------------
+// Device memory: a case is checked against the free memory before anything of it is allocated, so
+// that one too large for the device is reported as such (not_supported) instead of failing in
+// cudaMalloc halfway through its buffers.
+
+// Bytes DeviceMatrix(dtype, rows, cols, order, ld, misalign) allocates (ld 0: the minimum);
+// saturates at UINT64_MAX instead of wrapping around for absurd sizes.
+std::uint64_t matrix_bytes(DType, std::int64_t rows, std::int64_t cols, Order, std::int64_t ld, int misalign);
+// Bytes make_buffers(p, misalign) allocates: A, B, C (gemm only) and D. Saturates as above.
+std::uint64_t device_bytes(Problem const&, int misalign);
+// Kept free beyond what a case allocates: cuBLAS's workspace (allocated on its first call, up to
+// 32 MiB per handle on Hopper), the runtime's own allocations, and cudaMalloc rounding each buffer
+// up to its 2 MiB pages.
+inline constexpr std::uint64_t kMemoryReserve = std::uint64_t(256) << 20;
+// "" when `need` bytes fit in `free` less kMemoryReserve; else one line such as "needs 96.0 GiB,
+// the device has 79.1 GiB free" (with "(256.0 MiB of it kept in reserve)" after it when `need`
+// alone would fit). Sizes below 1 GiB are given in MiB.
+std::string why_no_memory(std::uint64_t need, std::uint64_t free);
+// cudaMemGetInfo's free bytes on the current device. Throws Error when the call fails.
+std::uint64_t free_device_bytes();
 
 // Why cuBLAS cannot compute this case (e.g. f16/bf16 add), empty if it can.
 std::string why_no_cublas(Problem const&);

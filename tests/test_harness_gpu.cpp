@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <regex>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -208,6 +209,48 @@ TEST(HarnessGpu, Sm90IsDeterministic) {
     ErrorStats st = compare(to_host(buf.d), to_host(ref), p.out_dtype, p, typical_rms(p));
     EXPECT_TRUE(st.pass) << m << "x" << n << "x" << kk << ": " << st.why;
   }
+}
+
+// device_bytes counts what make_buffers allocates, matrix by matrix, so that the tools' memory
+// pre-check holds a case to what it will really take.
+TEST(HarnessGpu, DeviceBytesIsWhatMakeBuffersAllocates) {
+  REQUIRE_GPU();
+  for (char const* layout : {"ccc", "rcr", "rrr"})
+    for (OpKind op : {OpKind::add, OpKind::gemm}) {
+      Problem p;
+      p.op = op;
+      p.dtype = DType::bf16;
+      p.out_dtype = op == OpKind::gemm ? DType::f32 : DType::bf16;
+      p.m = 300, p.n = 77, p.k = op == OpKind::gemm ? 130 : 0;
+      ASSERT_TRUE(parse_layout(layout, &p));
+      p = with_default_lds(p);
+      p.lda += 5, p.ldb += 1;
+      CaseBuffers buf = make_buffers(p, 3);
+      std::uint64_t got = 0;
+      for (DeviceMatrix const* m : {&buf.a, &buf.b, &buf.c, &buf.d}) got += m->bytes();
+      EXPECT_EQ(device_bytes(p, 3), got) << to_string(op) << " " << layout;
+    }
+}
+
+// A case far beyond any GPU's memory (f32 gemm, M = N = K = 2^18: four operands of 256 GiB) is
+// refused by the check the tools make before allocating, with the one-line reason they report.
+TEST(HarnessGpu, ACaseThatCannotFitIsRefusedBeforeAllocating) {
+  REQUIRE_GPU();
+  LOOM_CUDA(cudaSetDevice(0));
+  Problem p;
+  p.op = OpKind::gemm;
+  p.m = p.n = p.k = std::int64_t(1) << 18;
+  std::uint64_t const need = device_bytes(p, 0);
+  EXPECT_GT(need, std::uint64_t(200) << 30);
+  std::uint64_t const free = free_device_bytes();
+  EXPECT_GT(free, 0u);
+  std::string const why = why_no_memory(need, free);
+  EXPECT_TRUE(std::regex_match(why, std::regex("needs 1024\\.0 GiB, the device has [0-9]+\\.[0-9] GiB free")))
+      << why;
+  // A small case passes the same check.
+  Problem q = p;
+  q.m = q.n = q.k = 64;
+  EXPECT_EQ(why_no_memory(device_bytes(q, 0), free_device_bytes()), "");
 }
 
 // The stream waits for a host function between the two events, so the timer must report at least

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -282,21 +283,32 @@ class Reporter {
 // ---------------------------------------------------------------------------------------------
 // One case
 
+std::string pick_reference(RefMode ref, Problem const& p) {
+  std::string const no_cublas = h::why_no_cublas(p);
+  if (ref == RefMode::host) return "host";
+  if (ref == RefMode::cublas) return "cublas";
+  double const work = p.op == OpKind::add ? double(p.m) * double(p.n) : double(p.m) * double(p.n) * double(p.k);
+  double const small = p.op == OpKind::add ? double(1 << 22) : double(1 << 24);
+  return (work <= small || !no_cublas.empty()) ? "host" : "cublas";
+}
+
+// Why the case does not fit in `free` bytes of device memory ("" if it does): its operands
+// (h::make_buffers) and, against cuBLAS, the reference's own copy of D.
+std::string why_no_memory(Problem const& p, int misalign, std::string const& reference, std::uint64_t free) {
+  std::uint64_t need = h::device_bytes(p, misalign);
+  if (reference == "cublas") {
+    std::uint64_t const ref_d = h::matrix_bytes(p.out_dtype, p.m, p.n, p.c, p.ldc, misalign);
+    need = need > ~std::uint64_t(0) - ref_d ? ~std::uint64_t(0) : need + ref_d;
+  }
+  return h::why_no_memory(need, free);
+}
+
 struct Runner {
   h::DeviceInfo dev;
   cublasHandle_t handle = nullptr;
   cudaStream_t stream = nullptr;
   RefMode ref = RefMode::automatic;
   std::uint64_t seed = 0;
-
-  std::string pick_reference(Problem const& p) const {
-    std::string const no_cublas = h::why_no_cublas(p);
-    if (ref == RefMode::host) return "host";
-    if (ref == RefMode::cublas) return "cublas";
-    double const work = p.op == OpKind::add ? double(p.m) * double(p.n) : double(p.m) * double(p.n) * double(p.k);
-    double const small = p.op == OpKind::add ? double(1 << 22) : double(1 << 24);
-    return (work <= small || !no_cublas.empty()) ? "host" : "cublas";
-  }
 
   Record run(h::Case const& c) {
     Record r;
@@ -311,8 +323,17 @@ struct Runner {
       r.reason = why;
       return r;
     }
-    r.reference = pick_reference(p);
+    r.reference = pick_reference(ref, p);
     try {
+      // Before anything of the case is allocated: one too large for the free memory is a skip with
+      // the reason, not a cudaMalloc failure halfway through its buffers. The previous case's
+      // buffers are gone by now.
+      if (std::string const why = why_no_memory(p, c.misalign, r.reference, h::free_device_bytes()); !why.empty()) {
+        r.status = "skip";
+        r.reason = why;
+        r.reference = "-";
+        return r;
+      }
       std::uint64_t const s = h::case_seed(seed, p, c.misalign);
       h::CaseBuffers buf = h::make_buffers(p, c.misalign);
       // Padding and slack stay NaN: a kernel that reads them poisons its output.
@@ -447,9 +468,12 @@ int parse_cc(std::string const& s) {
   throw BadInput("--compute-capability: expected e.g. 90 or 9.0, found \"" + one_line(s) + "\"");
 }
 
-int enumerate(std::vector<h::Case> const& cases, std::string const& cc_s, int device, Format format) {
+int enumerate(std::vector<h::Case> const& cases, std::string const& cc_s, int device, Format format, RefMode ref) {
   int cc = 90;
   std::string where = "assumed (no GPU; --compute-capability sets it)";
+  // Planning for this machine's GPU, a case must also fit in its free memory, as in a run; for
+  // another GPU (--compute-capability) its memory is unknown.
+  std::optional<std::uint64_t> free;
   if (!cc_s.empty()) {
     cc = parse_cc(cc_s);
     where = "from --compute-capability";
@@ -457,6 +481,8 @@ int enumerate(std::vector<h::Case> const& cases, std::string const& cc_s, int de
     try {
       cc = h::query_device(device).cc;
       where = "GPU " + std::to_string(device) + "'s";
+      LOOM_CUDA(cudaSetDevice(device));
+      free = h::free_device_bytes();
     } catch (h::NoGpu const&) {
     }
   }
@@ -471,7 +497,8 @@ int enumerate(std::vector<h::Case> const& cases, std::string const& cc_s, int de
   for (std::size_t i = 0; i < cases.size(); ++i) {
     h::Case const& c = cases[i];
     Problem const& p = c.problem;
-    std::string const why = why_unsupported(*c.kernel, p, cc);
+    std::string why = why_unsupported(*c.kernel, p, cc);
+    if (why.empty() && free) why = why_no_memory(p, c.misalign, pick_reference(ref, p), *free);
     (why.empty() ? runs : not_supported)++;
     std::string const disp = why.empty() ? "would_run" : "not_supported";
     std::string name = case_name(c.kernel->name, p);
@@ -717,7 +744,7 @@ int run(int argc, char** argv) {
   if (mode_s != "run" && mode_s != "enumerate") throw BadInput("--mode is run or enumerate, found \"" + mode_s + "\"");
   if (app.count("--compute-capability") && mode_s != "enumerate")
     throw BadInput("--compute-capability is for --mode=enumerate (a run takes the GPU's)");
-  if (mode_s == "enumerate") return enumerate(cases, cc_s, device, format);
+  if (mode_s == "enumerate") return enumerate(cases, cc_s, device, format, ref);
 
   // --- the GPU ----------------------------------------------------------------------------------
   Runner runner;
