@@ -93,6 +93,7 @@ struct Options {
   std::string ignore_kernels, providers = "loom,cublas,memcpy";
   std::string sweep;  // --sweep: a named sweep instead of the default one
   bool has_sweep = false;
+  std::string tags;  // --tags=key:value,...
 
   // --kernels alone picks kernels out of the default sweep; the other sweep options replace it.
   bool custom_sweep() const {
@@ -379,6 +380,7 @@ struct Global {
   int warmup = 3;
   bool use_loom = true, use_cublas = true, use_memcpy = true;  // --providers
   std::string sweep;  // --sweep, in every row's label
+  std::vector<std::pair<std::string, std::string>> tags;  // --tags, in every row's label as key=value
   std::map<std::string, double> baseline;  // case key -> cuBLAS throughput
   // Device memory free for the cases' buffers when the sweep is planned (the L2 flush buffer is
   // already taken out), or nothing when planning for another GPU.
@@ -663,6 +665,7 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
     // a case must move, and the name carries beta only when a run has several.
     std::string tag;
     if (!g.sweep.empty()) tag = "sweep=" + g.sweep + (p.beta != 0 ? "; beta=" + fmt_real(p.beta) : "");
+    for (auto const& [key, value] : g.tags) tag += (tag.empty() ? "" : "; ") + key + "=" + value;
     auto tagged = [&](std::string const& label) {
       return tag.empty() ? label : label.empty() ? tag : label + "; " + tag;
     };
@@ -798,8 +801,9 @@ int enumerate(Options const& o, std::vector<harness::Case> const& cases) {
   std::vector<std::pair<std::string, std::string>> left_out;
   std::deque<Bench> const benches = plan(cases, 0, 0, &left_out);
   std::printf("compute capability %d.%d, %s\n%-56s %-13s %s\n", g.info.cc / 10, g.info.cc % 10, where.c_str(),
-              "benchmark", "disposition", "reason");
-  for (Bench const& b : benches) std::printf("%-56s %-13s\n", b.name.c_str(), "would_run");
+              "benchmark", "disposition", "label (would_run) or reason (not_supported)");
+  // The label as planned; a kernel with several paths puts the one it takes in front when it runs.
+  for (Bench const& b : benches) std::printf("%-56s %-13s %s\n", b.name.c_str(), "would_run", b.label.c_str());
   for (auto const& [name, why] : left_out) std::printf("%-56s %-13s %s\n", name.c_str(), "not_supported", why.c_str());
   std::printf("enumerate: %zu benchmarks would run, %zu not_supported\n", benches.size(), left_out.size());
   return 0;
@@ -986,6 +990,9 @@ int main(int argc, char** argv) {
                  "Exactly this many timed launches per benchmark (default: by time)")
       ->check(CLI::Range(std::int64_t(0), std::int64_t(1000000000)));
   app.add_option("--device", o.device, "CUDA device ordinal (default: 0)")->check(CLI::Range(0, 1023));
+  app.add_option("--tags", o.tags,
+                 "key:value[,key:value...]: constant fields added to every row's label as key=value (and to the "
+                 "JSON context as loom_tag_<key>), e.g. gpu:h100,commit:abc123");
   auto* o_sweep = app.add_option(
       "--sweep", o.sweep,
       "A named sweep instead of the default one: llm (gemm, transformer-layer shapes: M in 1,16,64,...,8192 "
@@ -1047,6 +1054,14 @@ int main(int argc, char** argv) {
   o.has_beta = o_beta->count() > 0;
   o.has_sweep = o_sweep->count() > 0;
   g.sweep = o.sweep;
+  if (!o.tags.empty() || app.count("--tags")) {
+    try {
+      // The label's own fields; m, n and k too, lest a tag read as the case's size.
+      g.tags = harness::parse_tags(o.tags, {"dtype", "layout", "out_dtype", "path", "sweep", "beta", "m", "n", "k"});
+    } catch (std::invalid_argument const& e) {
+      die(std::string("--tags: ") + e.what(), 2);
+    }
+  }
 
   if (o.list) {
     std::fputs(harness::kernel_list().c_str(), stdout);
@@ -1144,6 +1159,7 @@ int main(int argc, char** argv) {
                          std::to_string(g.flusher->bytes() >> 20) + " MiB before every timed launch; " +
                          std::to_string(o.warmup) + " warm-up launches");
   ctx("loom_command", command);
+  for (auto const& [key, value] : g.tags) ctx(("loom_tag_" + key).c_str(), value);
 
   std::deque<Bench> const benches = plan(cases, d.peak_fp32_tflops, peak_tensor);
   if (benches.empty()) die("no case of the sweep runs on this GPU", 2);

@@ -405,6 +405,35 @@ std::vector<std::string> split_list(std::string_view list) {
   return out;
 }
 
+std::vector<std::pair<std::string, std::string>> parse_tags(std::string_view text,
+                                                            std::vector<std::string> const& reserved) {
+  std::vector<std::pair<std::string, std::string>> tags;
+  for (std::string const& item : split_list(text)) {
+    std::size_t const colon = item.find(':');
+    if (colon == std::string::npos)
+      throw std::invalid_argument("\"" + item + "\" is not key:value (tags are separated by commas, so a value cannot hold one)");
+    std::string const key(trim(std::string_view(item).substr(0, colon)));
+    std::string const value(trim(std::string_view(item).substr(colon + 1)));
+    if (key.empty()) throw std::invalid_argument("\"" + item + "\" has an empty key");
+    for (char c : key)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-')
+        throw std::invalid_argument("key \"" + key + "\" may hold only letters, digits, '_', '.' and '-'");
+    if (value.empty()) throw std::invalid_argument("\"" + item + "\" has an empty value");
+    for (char c : value) {
+      if (c == '\n' || c == '\r') throw std::invalid_argument("the value of \"" + key + "\" holds a line break");
+      if (c == ';') throw std::invalid_argument("the value of \"" + key + "\" holds ';'");
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+        throw std::invalid_argument("the value of \"" + key + "\" holds a control character");
+    }
+    if (std::find(reserved.begin(), reserved.end(), key) != reserved.end())
+      throw std::invalid_argument("key \"" + key + "\" is one of the report's own fields");
+    for (auto const& t : tags)
+      if (t.first == key) throw std::invalid_argument("key \"" + key + "\" is given twice");
+    tags.emplace_back(key, value);
+  }
+  return tags;
+}
+
 std::vector<Case> expand(SweepSpec const& s) {
   std::vector<KernelInfo const*> ks;
   for (auto const& name : s.kernels) {

@@ -145,6 +145,15 @@ std::uint64_t count_cases(SweepSpec const&);
 // default validation sweep has about 14,000 cases; a benchmark case takes about a second.
 inline constexpr std::uint64_t kValidateMaxCases = 100000;
 inline constexpr std::uint64_t kBenchMaxCases = 10000;
+// --tags=key:value[,key:value...]: constant fields a tool adds to every row of its report (a run's
+// machine, commit, ...), in the order given. A key is letters, digits, '_', '.' and '-'; a value is
+// what follows the first ':', without surrounding blanks, not empty, and without ',' (the tags'
+// separator), ';' (the separator of loom-bench's label fields) or control characters (a line
+// break would split a row). Throws std::invalid_argument naming the bad tag: an empty list or
+// item, no ':', an empty key or value, a bad character, a key given twice, or one of `reserved`
+// (the report's own fields).
+std::vector<std::pair<std::string, std::string>> parse_tags(std::string_view text,
+                                                            std::vector<std::string> const& reserved);
 // "" when a file can be written at `path` (an existing writable file, or a new one in an existing
 // writable directory), else why not; the file is neither created nor changed.
 std::string why_not_writable(std::string const& path);

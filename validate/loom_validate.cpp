@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cstdarg>
 #include <charconv>
 #include <chrono>
 #include <cinttypes>
@@ -162,19 +163,61 @@ std::string csv_field(std::string const& s) {
   return o + "\"";
 }
 
+using Tags = std::vector<std::pair<std::string, std::string>>;
+
+// The csv columns of a run's report and of --mode=enumerate's listing, the --tags keys after them.
+constexpr char const* kRunColumns =
+    "kernel,op,dtype,out_dtype,layout,m,n,k,lda,ldb,ldc,misalign,alpha,beta,reference,"
+    "rel_fro,max_abs,max_rel,tolerance,nonfinite,unwritten,over_bound,status,reason,path,repro";
+constexpr char const* kEnumerateColumns =
+    "name,kernel,op,dtype,out_dtype,layout,m,n,k,lda,ldb,ldc,misalign,alpha,beta,disposition,reason";
+
+std::string csv_header(bool enumerate, Tags const& tags) {
+  std::string h = enumerate ? kEnumerateColumns : kRunColumns;
+  for (auto const& t : tags) h.append(",").append(t.first);
+  return h;
+}
+
+// The fields a tag may not be named after: the csv columns and json keys of either report.
+std::vector<std::string> report_fields() {
+  std::vector<std::string> f;
+  for (char const* cols : {kRunColumns, kEnumerateColumns})
+    for (auto const& c : h::split_list(cols))
+      if (std::find(f.begin(), f.end(), c) == f.end()) f.push_back(c);
+  return f;
+}
+
+std::string csv_tags(Tags const& tags) {
+  std::string s;
+  for (auto const& t : tags) s.append(",").append(csv_field(t.second));
+  return s;
+}
+
+std::string json_tags(Tags const& tags) {
+  std::string s;
+  for (auto const& t : tags) s.append(", ").append(json_string(t.first)).append(": ").append(json_string(t.second));
+  return s;
+}
+
 class Reporter {
  public:
-  Reporter(std::ostream& out, Format f, bool quiet) : out_(out), f_(f), quiet_(quiet) {}
+  // write_header: false when --append continues a csv file that has the header already.
+  Reporter(std::ostream& out, Format f, bool quiet, Tags tags, bool write_header)
+      : out_(out), f_(f), quiet_(quiet), tags_(std::move(tags)), write_header_(write_header) {}
 
   void begin(h::DeviceInfo const& dev) {
     if (f_ == Format::table) {
       if (!quiet_) {
         out_ << h::describe(dev) << "\n";
+        if (!tags_.empty()) {
+          std::string line;
+          for (auto const& t : tags_) line += (line.empty() ? "tags: " : ", ") + t.first + "=" + t.second;
+          out_ << line << "\n";
+        }
         header();
       }
     } else if (f_ == Format::csv) {
-      out_ << "kernel,op,dtype,out_dtype,layout,m,n,k,lda,ldb,ldc,misalign,alpha,beta,reference,"
-              "rel_fro,max_abs,max_rel,tolerance,nonfinite,unwritten,over_bound,status,reason,path,repro\n";
+      if (write_header_) out_ << csv_header(false, tags_) << "\n";
     } else {
       out_ << "{\n  \"device\": {\"name\": " << json_string(dev.name) << ", \"cc\": " << dev.cc
            << ", \"sm_count\": " << dev.sm_count << ", \"driver_version\": " << dev.driver_version
@@ -217,7 +260,7 @@ class Reporter {
            << ',' << (ran ? fmt("%.6e", r.st.max_rel) : "") << ','
            << (ran ? fmt("%.3e", r.st.tol) : "") << ',' << r.st.nonfinite << ',' << r.st.unwritten
            << ',' << r.st.over_bound << ',' << r.status << ',' << csv_field(r.reason) << ','
-           << csv_field(r.path) << ',' << csv_field(r.repro) << "\n";
+           << csv_field(r.path) << ',' << csv_field(r.repro) << csv_tags(tags_) << "\n";
     } else {
       out_ << (rows_ ? ",\n" : "\n") << "    {\"name\": " << json_string(case_name(r.kernel, p))
            << ", \"kernel\": " << json_string(r.kernel) << ", \"op\": \"" << to_string(p.op)
@@ -233,7 +276,7 @@ class Reporter {
            << ", \"nonfinite\": " << r.st.nonfinite << ", \"unwritten\": " << r.st.unwritten
            << ", \"over_bound\": " << r.st.over_bound << ", \"status\": " << json_string(r.status)
            << ", \"reason\": " << json_string(r.reason) << ", \"path\": " << json_string(r.path)
-           << ", \"repro\": " << json_string(r.repro) << "}";
+           << ", \"repro\": " << json_string(r.repro) << json_tags(tags_) << "}";
     }
     ++rows_;
     out_.flush();
@@ -275,6 +318,8 @@ class Reporter {
   std::ostream& out_;
   Format f_;
   bool quiet_;
+  Tags tags_;
+  bool write_header_;
   bool header_done_ = false;
   int passed_ = 0, failed_ = 0, skipped_ = 0;
   std::size_t rows_ = 0;
@@ -417,7 +462,8 @@ std::string xml_escape(std::string const& s) {
 // One testsuite, one testcase per case (its name: the case, its leading dimensions, misalignment,
 // alpha and beta, which make it unique), failures and skips with their reasons; a run cut short by
 // a lost context is one more failed testcase that says so.
-bool write_junit(std::string const& path, std::vector<Record> const& records, double secs, std::string const& aborted) {
+bool write_junit(std::string const& path, std::vector<Record> const& records, double secs, std::string const& aborted,
+                 Tags const& tags) {
   std::ofstream f(path);
   if (!f) return false;
   std::size_t failures = aborted.empty() ? 0 : 1, skipped = 0;
@@ -431,6 +477,12 @@ bool write_junit(std::string const& path, std::vector<Record> const& records, do
     << skipped << "\" time=\"" << secs << "\">\n"
     << "  <testsuite name=\"loom-validate\" tests=\"" << tests << "\" failures=\"" << failures << "\" skipped=\""
     << skipped << "\" time=\"" << secs << "\">\n";
+  if (!tags.empty()) {
+    f << "    <properties>\n";
+    for (auto const& t : tags)
+      f << "      <property name=\"" << xml_escape(t.first) << "\" value=\"" << xml_escape(t.second) << "\"/>\n";
+    f << "    </properties>\n";
+  }
   for (Record const& r : records) {
     Problem const& p = r.p;
     char extra[160];
@@ -468,7 +520,19 @@ int parse_cc(std::string const& s) {
   throw BadInput("--compute-capability: expected e.g. 90 or 9.0, found \"" + one_line(s) + "\"");
 }
 
-int enumerate(std::vector<h::Case> const& cases, std::string const& cc_s, int device, Format format, RefMode ref) {
+std::string sfmt(char const* f, ...) __attribute__((format(printf, 1, 2)));
+std::string sfmt(char const* f, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, f);
+  std::vsnprintf(buf, sizeof buf, f, ap);
+  va_end(ap);
+  return buf;
+}
+
+// Writes the listing to `out` and its summary line where a run puts its own (Reporter::end).
+int enumerate(std::vector<h::Case> const& cases, std::string const& cc_s, int device, Format format, RefMode ref,
+              std::ostream& out, std::ostream& summary, Tags const& tags, bool write_header) {
   int cc = 90;
   std::string where = "assumed (no GPU; --compute-capability sets it)";
   // Planning for this machine's GPU, a case must also fit in its free memory, as in a run; for
@@ -486,13 +550,19 @@ int enumerate(std::vector<h::Case> const& cases, std::string const& cc_s, int de
     } catch (h::NoGpu const&) {
     }
   }
-  if (format == Format::csv)
-    std::printf("name,kernel,op,dtype,out_dtype,layout,m,n,k,lda,ldb,ldc,misalign,alpha,beta,disposition,reason\n");
-  else if (format == Format::json)
-    std::printf("{\n  \"compute_capability\": %d,\n  \"cases\": [", cc);
-  else
-    std::printf("compute capability %d.%d, %s\n%-44s %-7s %-13s %s\n", cc / 10, cc % 10, where.c_str(), "case", "mis",
-                "disposition", "reason");
+  if (format == Format::csv) {
+    if (write_header) out << csv_header(true, tags) << "\n";
+  } else if (format == Format::json) {
+    out << "{\n  \"compute_capability\": " << cc << ",\n  \"cases\": [";
+  } else {
+    out << sfmt("compute capability %d.%d, %s\n", cc / 10, cc % 10, where.c_str());
+    if (!tags.empty()) {
+      std::string line;
+      for (auto const& t : tags) line += (line.empty() ? "tags: " : ", ") + t.first + "=" + t.second;
+      out << line << "\n";
+    }
+    out << sfmt("%-44s %-7s %-13s %s\n", "case", "mis", "disposition", "reason");
+  }
   std::size_t runs = 0, not_supported = 0;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     h::Case const& c = cases[i];
@@ -507,27 +577,30 @@ int enumerate(std::vector<h::Case> const& cases, std::string const& cc_s, int de
     std::snprintf(ab, sizeof ab, "/alpha=%g/beta=%g/ld=%lld,%lld,%lld", p.alpha, p.beta, (long long)p.lda,
                   (long long)p.ldb, (long long)p.ldc);
     if (format == Format::csv) {
-      std::printf("%s,%s,%s,%s,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%d,%.17g,%.17g,%s,%s\n",
-                  csv_field(name).c_str(), csv_field(c.kernel->name).c_str(), to_string(p.op), to_string(p.dtype),
+      out << csv_field(name) << ',' << csv_field(c.kernel->name) << ','
+          << sfmt("%s,%s,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%d,%.17g,%.17g,", to_string(p.op), to_string(p.dtype),
                   to_string(p.out_dtype), layout_string(p).c_str(), (long long)p.m, (long long)p.n, (long long)p.k,
-                  (long long)p.lda, (long long)p.ldb, (long long)p.ldc, c.misalign, p.alpha, p.beta, disp.c_str(),
-                  csv_field(why).c_str());
+                  (long long)p.lda, (long long)p.ldb, (long long)p.ldc, c.misalign, p.alpha, p.beta)
+          << disp << ',' << csv_field(why) << csv_tags(tags) << "\n";
     } else if (format == Format::json) {
-      std::printf("%s\n    {\"name\": %s, \"kernel\": %s, \"dtype\": \"%s\", \"out_dtype\": \"%s\", \"layout\": \"%s\", "
-                  "\"m\": %lld, \"n\": %lld, \"k\": %lld, \"lda\": %lld, \"ldb\": %lld, \"ldc\": %lld, "
-                  "\"misalign\": %d, \"alpha\": %s, \"beta\": %s, \"disposition\": \"%s\", \"reason\": %s}",
-                  i ? "," : "", json_string(name).c_str(), json_string(c.kernel->name).c_str(), to_string(p.dtype),
-                  to_string(p.out_dtype), layout_string(p).c_str(), (long long)p.m, (long long)p.n, (long long)p.k,
-                  (long long)p.lda, (long long)p.ldb, (long long)p.ldc, c.misalign, json_number(p.alpha).c_str(),
-                  json_number(p.beta).c_str(), disp.c_str(), json_string(why).c_str());
+      out << (i ? "," : "") << "\n    {\"name\": " << json_string(name) << ", \"kernel\": " << json_string(c.kernel->name)
+          << sfmt(", \"dtype\": \"%s\", \"out_dtype\": \"%s\", \"layout\": \"%s\", \"m\": %lld, \"n\": %lld, \"k\": %lld, "
+                  "\"lda\": %lld, \"ldb\": %lld, \"ldc\": %lld, \"misalign\": %d, ",
+                  to_string(p.dtype), to_string(p.out_dtype), layout_string(p).c_str(), (long long)p.m, (long long)p.n,
+                  (long long)p.k, (long long)p.lda, (long long)p.ldb, (long long)p.ldc, c.misalign)
+          << "\"alpha\": " << json_number(p.alpha) << ", \"beta\": " << json_number(p.beta) << ", \"disposition\": \""
+          << disp << "\", \"reason\": " << json_string(why) << json_tags(tags) << "}";
     } else {
-      std::printf("%-44s %-7d %-13s %s\n", (name + ab).c_str(), c.misalign, disp.c_str(), why.c_str());
+      out << sfmt("%-44s %-7d %-13s ", (name + ab).c_str(), c.misalign, disp.c_str()) << why << "\n";
     }
   }
-  if (format == Format::json) std::printf("%s]\n}\n", cases.empty() ? "" : "\n  ");
+  if (format == Format::json) out << (cases.empty() ? "" : "\n  ") << "]\n}\n";
   std::string const line = "enumerate: " + std::to_string(cases.size()) + " cases, " + std::to_string(runs) +
                            " would run, " + std::to_string(not_supported) + " not_supported";
-  std::fprintf(format == Format::table ? stdout : stderr, "%s\n", line.c_str());
+  if (format == Format::table) out << line << "\n";
+  out.flush();
+  if (format != Format::table || &summary != &out) summary << line << "\n";
+  summary.flush();
   return 0;
 }
 
@@ -541,11 +614,11 @@ int run(int argc, char** argv) {
       "Exit status: 0 all passed, 1 a case failed, 2 bad input or no usable GPU.",
       "loom-validate"};
   std::string kernels_s, ignore_s, op_s, dtypes_s, out_dtypes_s, layouts_s, m_s, n_s, k_s, alpha_s, beta_s, pad_s, mis_s;
-  std::string ref_s = "auto", format_s = "table", output_s, seed_s, max_cases_s, junit_s;
+  std::string ref_s = "auto", format_s = "table", output_s, seed_s, max_cases_s, junit_s, tags_s;
   std::uint64_t seed = 20240601;
   std::uint64_t max_cases = h::kValidateMaxCases;
   int device = 0;
-  bool list = false, quiet = false;
+  bool list = false, quiet = false, append = false;
   std::string mode_s = "run", cc_s;
   app.add_option("--kernels", kernels_s, "Comma list of kernels or shell globs, e.g. 'sm*' (default: all registered)");
   app.add_option("--ignore-kernels", ignore_s, "Comma list of kernels or globs to leave out");
@@ -567,6 +640,13 @@ int run(int argc, char** argv) {
                  "auto (host fp64 for small cases and dtypes cuBLAS lacks, else cuBLAS), cublas, host");
   app.add_option("--format", format_s, "table, csv or json");
   app.add_option("--output", output_s, "Write the report to FILE (the summary line still goes to stdout)");
+  app.add_option("--tags", tags_s,
+                 "key:value[,key:value...]: constant fields added to every row (csv columns, json keys, JUnit "
+                 "properties, a line of the table), e.g. gpu:h100,commit:abc123");
+  app.add_flag("--append", append,
+               "Append to the --output file instead of overwriting it (csv: the header is not repeated, and must "
+               "match; not with --format=json)")
+      ->disable_flag_override();
   app.add_option("--junit-output", junit_s,
                  "Also write the results as JUnit XML to FILE (one testcase per case: failures and skips "
                  "with their reasons), for CI systems");
@@ -582,7 +662,7 @@ int run(int argc, char** argv) {
   app.add_flag("--list", list, "List the registered kernels and exit")->disable_flag_override();
   app.add_flag("--quiet", quiet, "Report only failures and the summary")->disable_flag_override();
   for (int i = 1; i < argc; ++i)
-    for (char const* flag : {"--list=", "--quiet="})
+    for (char const* flag : {"--list=", "--quiet=", "--append="})
       if (std::string_view(argv[i]).rfind(flag, 0) == 0)
         throw BadInput(std::string(flag, std::strlen(flag) - 1) + " takes no value, found \"" + argv[i] + "\"");
   try {
@@ -698,6 +778,19 @@ int run(int argc, char** argv) {
     std::string const why = h::why_not_writable(output_s);
     if (!why.empty()) throw BadInput("cannot write --output file \"" + output_s + "\": " + why);
   }
+  Tags tags;
+  if (app.count("--tags")) {
+    try {
+      tags = h::parse_tags(tags_s, report_fields());
+    } catch (std::invalid_argument const& e) {
+      throw BadInput(std::string("--tags: ") + e.what());
+    }
+  }
+  if (append && output_s.empty()) throw BadInput("--append appends to the --output file; name one");
+  // Two JSON documents in one file are not JSON; csv rows (one header) and tables stack.
+  if (append && format == Format::json)
+    throw BadInput("--append does not go with --format=json (a second document would make the file invalid JSON); "
+                   "use --format=csv");
 
   // The sweep is counted before it is built, so that a huge one is refused, not allocated.
   std::vector<h::SweepSpec> specs;
@@ -744,7 +837,31 @@ int run(int argc, char** argv) {
   if (mode_s != "run" && mode_s != "enumerate") throw BadInput("--mode is run or enumerate, found \"" + mode_s + "\"");
   if (app.count("--compute-capability") && mode_s != "enumerate")
     throw BadInput("--compute-capability is for --mode=enumerate (a run takes the GPU's)");
-  if (mode_s == "enumerate") return enumerate(cases, cc_s, device, format, ref);
+
+  // --append continues a csv file only under the same header, which is then not repeated.
+  bool write_header = true;
+  if (append) {
+    std::ifstream old(output_s);
+    std::string first;
+    if (old && std::getline(old, first) && format == Format::csv) {
+      if (first != csv_header(mode_s == "enumerate", tags))
+        throw BadInput("--append: \"" + output_s + "\" does not start with this report's csv header (other --tags, "
+                       "or another --mode?); append to a file of the same columns, or to a new one");
+      write_header = false;
+    }
+  }
+  std::ofstream file;
+  auto open_output = [&] {
+    if (output_s.empty()) return;
+    file.open(output_s, append ? std::ios::app : std::ios::out);
+    if (!file) throw BadInput("cannot write --output file \"" + output_s + "\"");
+  };
+  std::ostream& out = output_s.empty() ? std::cout : file;
+  std::ostream& summary = (output_s.empty() && format != Format::table) ? std::cerr : std::cout;
+  if (mode_s == "enumerate") {
+    open_output();
+    return enumerate(cases, cc_s, device, format, ref, out, summary, tags, write_header);
+  }
 
   // --- the GPU ----------------------------------------------------------------------------------
   Runner runner;
@@ -768,14 +885,8 @@ int run(int argc, char** argv) {
   LOOM_CUDA(cudaStreamCreate(&runner.stream));
   LOOM_CUBLAS(cublasCreate(&runner.handle));
 
-  std::ofstream file;
-  if (!output_s.empty()) {
-    file.open(output_s);
-    if (!file) throw BadInput("cannot write --output file \"" + output_s + "\"");
-  }
-  std::ostream& out = output_s.empty() ? std::cout : file;
-  std::ostream& summary = (output_s.empty() && format != Format::table) ? std::cerr : std::cout;
-  Reporter rep(out, format, quiet);
+  open_output();
+  Reporter rep(out, format, quiet, tags, write_header);
   rep.begin(runner.dev);
 
   auto const t0 = std::chrono::steady_clock::now();
@@ -803,7 +914,7 @@ int run(int argc, char** argv) {
   std::snprintf(note, sizeof note, "%zu cases in %.1f s", cases.size(), secs);
   if (aborted) std::cerr << "loom-validate: " << abort_reason << "\n";
   rep.end(summary, note);
-  if (!junit_s.empty() && !write_junit(junit_s, records, secs, aborted ? abort_reason : std::string()))
+  if (!junit_s.empty() && !write_junit(junit_s, records, secs, aborted ? abort_reason : std::string(), tags))
     std::cerr << "loom-validate: could not write --junit-output file \"" << junit_s << "\"\n";
 
   cublasDestroy(runner.handle);

@@ -68,6 +68,16 @@ expect_argv() {
   fi
 }
 expect_argv "--benchmark_min_time=1 2: expected a positive number" --benchmark_min_time=$'1\n2'
+# --tags: each malformed tag is one line naming it.
+expect_argv '--tags: "gpu" is not key:value' --tags=gpu
+expect_argv '--tags: "80GB" is not key:value (tags are separated by commas, so a value cannot hold one)' --tags=gpu:h100,80GB
+expect_argv '--tags: ":h100" has an empty key' --tags=:h100
+expect_argv '--tags: "gpu:" has an empty value' --tags=gpu:
+expect_argv '--tags: the value of "gpu" holds a line break' --tags=$'gpu:h1\n00'
+expect_argv "--tags: the value of \"gpu\" holds ';'" --tags='gpu:a;b'
+expect_argv '--tags: key "gpu" is given twice' --tags=gpu:a,run:1,gpu:b
+expect_argv '--tags: key "path" is one of the report'"'"'s own fields' --tags=path:x
+expect_argv '--tags: key "m" is one of the report'"'"'s own fields' --mode=enumerate --tags=m:1
 expect_argv 'unknown kernel "a b"' --kernels=$'a\nb'
 
 # Help and the kernel list need no GPU.

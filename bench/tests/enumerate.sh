@@ -31,6 +31,13 @@ check "providers=loom: no baselines" '^enumerate: 1 benchmarks would run, 0 not_
 check "providers=cublas,memcpy" '^memcpy_d2d/f32/ccc/2048x2048x0 +would_run'
 check "providers=cublas,memcpy: no kernel" '^enumerate: 2 benchmarks would run, 0 not_supported$'
 
+# --tags: key=value in every row's label, after the named sweep's own fields.
+"$bench" --mode=enumerate --kernels=sm80 --dtypes=bf16 --layouts=rcr --m=4096 --tags='gpu:h100 sxm,run:3' >"$tmp/out" 2>"$tmp/err"
+check "tags: baseline label" '^cublas/bf16/rcr/4096x4096x4096 +would_run +.*gpu=h100 sxm; run=3$'
+check "tags: kernel label" '^sm80/bf16/rcr/4096x4096x4096 +would_run +.*gpu=h100 sxm; run=3$'
+"$bench" --mode=enumerate --sweep=llm --kernels=sm80 --dtypes=bf16 --m=1 --tags=gpu:h100 >"$tmp/out" 2>"$tmp/err"
+check "tags after sweep=llm" '^sm80/bf16/rcr/1x4096x4096 +would_run +.*sweep=llm; gpu=h100$'
+
 # --list: loom-validate's table (header, dtypes, minimum compute capability).
 "$bench" --list >"$tmp/out" 2>"$tmp/err"
 check "--list header" '^kernel +op +dtypes +min_cc +description$'

@@ -38,6 +38,38 @@ expect_bad_input '--ignore-kernels leaves no kernel' --mode=enumerate --kernels=
 check "repro: the case" "$TMP/out" '^sm90/bf16/rcr/1000x129x255/out=f32/alpha=0\.5/beta=-2/ld=258,258,132 +1 +would_run'
 check "repro: only it" "$TMP/out" '^enumerate: 1 cases, 1 would run, 0 not_supported$'
 
+# --tags: constant columns after the others, in csv, json and the table; --output takes the listing.
+"$VALIDATE" --mode=enumerate "${one[@]}" --compute-capability=90 --format=csv --tags='gpu:h100 sxm,commit:abc:1' \
+  --output="$TMP/t.csv" >"$TMP/out" 2>"$TMP/err"
+check "tags: csv header" "$TMP/t.csv" '^name,kernel,.*,disposition,reason,gpu,commit$'
+check "tags: csv row" "$TMP/t.csv" '^sm90/bf16/rcr/128x256x64,sm90,.*,would_run,,h100 sxm,abc:1$'
+check "--output: summary on stdout" "$TMP/out" '^enumerate: 2 cases, 2 would run, 0 not_supported$'
+"$VALIDATE" --mode=enumerate "${one[@]}" --compute-capability=90 --format=json --tags=gpu:h100 >"$TMP/out" 2>"$TMP/err"
+check "tags: json" "$TMP/out" '"disposition": "would_run", "reason": "", "gpu": "h100"\}'
+"$VALIDATE" --mode=enumerate "${one[@]}" --compute-capability=90 --tags=gpu:h100,run:7 >"$TMP/out" 2>"$TMP/err"
+check "tags: table" "$TMP/out" '^tags: gpu=h100, run=7$'
+
+# --append: a csv file grows by its rows, the header once; another header is refused; without
+# --append the file is overwritten.
+"$VALIDATE" --mode=enumerate "${one[@]}" --compute-capability=90 --format=csv --tags=gpu:h100 --output="$TMP/a.csv" --append >/dev/null 2>&1
+"$VALIDATE" --mode=enumerate "${one[@]}" --compute-capability=80 --format=csv --tags=gpu:h100 --output="$TMP/a.csv" --append >/dev/null 2>&1
+n_header=$(grep -c '^name,' "$TMP/a.csv")
+n_rows=$(grep -c '^sm' "$TMP/a.csv")
+if [[ $n_header -eq 1 && $n_rows -eq 4 ]] && grep -q 'not_supported,"sm90 needs compute capability 9.0, this GPU has 8.0",h100$' "$TMP/a.csv"; then
+  echo "ok   append: one header, 4 rows"
+else
+  echo "FAIL append: $n_header headers, $n_rows rows:"; cat "$TMP/a.csv"; FAILS=$((FAILS + 1))
+fi
+expect_bad_input "--append: \"$TMP/a.csv\" does not start with this report's csv header" \
+  --mode=enumerate "${one[@]}" --format=csv --tags=gpu:h200,run:1 --output="$TMP/a.csv" --append
+"$VALIDATE" --mode=enumerate "${one[@]}" --compute-capability=90 --format=csv --tags=gpu:h100 --output="$TMP/a.csv" >/dev/null 2>&1
+check "no --append: overwritten" "$TMP/a.csv" '^name,'
+[[ $(wc -l <"$TMP/a.csv") -eq 3 ]] || { echo "FAIL no --append: $(wc -l <"$TMP/a.csv") lines"; FAILS=$((FAILS + 1)); }
+# An empty file gets the header.
+: >"$TMP/e.csv"
+"$VALIDATE" --mode=enumerate "${one[@]}" --compute-capability=90 --format=csv --output="$TMP/e.csv" --append >/dev/null 2>&1
+check "append to an empty file: header" "$TMP/e.csv" '^name,kernel,.*,disposition,reason$'
+
 expect_bad_input '--compute-capability: expected e.g. 90 or 9.0' --mode=enumerate --compute-capability=nine
 expect_bad_input '--mode is run or enumerate' --mode=list
 expect_bad_input '--compute-capability is for --mode=enumerate' --compute-capability=90

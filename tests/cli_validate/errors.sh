@@ -49,4 +49,20 @@ expect_bad_input "--max-cases: expected an integer" --max-cases=-5
 expect_bad_input "unknown kernel \"a; b\"" --kernels=$'a\nb'
 expect_bad_input "unknown kernel \"\\x1b[1mx\"" --kernels=$'\e[1mx'
 
+# --tags and --append: one line each, exit 2, before the GPU is looked for.
+expect_bad_input "--tags: \"gpu\" is not key:value" --tags=gpu
+expect_bad_input "--tags: \"80GB\" is not key:value (tags are separated by commas, so a value cannot hold one)" --tags=gpu:h100,80GB
+expect_bad_input "--tags: \":h100\" has an empty key" --tags=:h100
+expect_bad_input "--tags: \"gpu:\" has an empty value" --tags=gpu:
+expect_bad_input "--tags: the value of \"gpu\" holds a line break" --tags=$'gpu:h1\n00'
+expect_bad_input "--tags: the value of \"gpu\" holds ';'" --tags='gpu:a;b'
+expect_bad_input "--tags: key \"gpu\" is given twice" --tags=gpu:a,run:1,gpu:b
+expect_bad_input "--tags: key \"g u\" may hold only letters" --tags='g u:1'
+expect_bad_input "--tags: key \"status\" is one of the report's own fields" --tags=status:ok
+expect_bad_input "--tags: key \"disposition\" is one of the report's own fields" --tags=disposition:x
+expect_bad_input "--tags: bad item \"\" in \"a:1,,b:2\": empty item" --tags=a:1,,b:2
+expect_bad_input "--append appends to the --output file; name one" --append
+expect_bad_input "--append takes no value, found \"--append=1\"" --append=1
+expect_bad_input "--append does not go with --format=json" --append --format=json --output="$TMP/x.json"
+
 finish
