@@ -543,14 +543,24 @@ std::function<std::string()> make_launcher(Bench const& b) {
   throw std::logic_error("unknown benchmark kind");
 }
 
+// "m=4096; n=4096; k=4096": a failed row's label carries its size, since Google Benchmark leaves
+// the counters out of a row with an error.
+std::string size_fields(Problem const& p) {
+  return "m=" + std::to_string(p.m) + "; n=" + std::to_string(p.n) + "; k=" + std::to_string(p.k);
+}
+
 void fail(benchmark::State& st, Bench const& b, std::string const& why) {
   // A failed row keeps its label: a named sweep's rows are found by it, failed ones included.
-  if (!b.label.empty()) st.SetLabel(b.label);
+  st.SetLabel(b.label + "; " + size_fields(b.problem));
   st.SkipWithError(why.c_str());
   if (g.failures++ == 0) g.first_failure = b.name + ": " + why;
 }
 
 void run_bench(benchmark::State& st, Bench const& b) {
+  // The case's size as numbers, so that a consumer of the JSON need not parse the name.
+  st.counters["m"] = benchmark::Counter(double(b.problem.m));
+  st.counters["n"] = benchmark::Counter(double(b.problem.n));
+  st.counters["k"] = benchmark::Counter(double(b.problem.k));
   try {
     std::function<std::string()> const launch = make_launcher(b);
     for (int i = 0; i < g.warmup; ++i) {
@@ -615,11 +625,17 @@ std::string fmt_real(double v) {
 // Benchmarks of the sweep: per case, its cuBLAS baseline, then (bandwidth-bound ops) the copy
 // baseline, then every kernel that takes the case. Cases the device cannot run are left out
 // with a note on stderr.
+// A benchmark plan() leaves out: its name, why, and its case.
+struct LeftOut {
+  std::string name, why;
+  Problem problem;
+};
+
 // The benchmarks of a sweep, baselines first in each case. A kernel that cannot run a case on this
 // GPU (g.info.cc) is left out: noted on stderr, or, given `left_out`, collected there as
 // (name, reason).
 std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32, double peak_tensor,
-                       std::vector<std::pair<std::string, std::string>>* left_out = nullptr) {
+                       std::vector<LeftOut>* left_out = nullptr) {
   struct Group {
     Problem p;
     int misalign = 0;
@@ -666,13 +682,20 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
     std::string tag;
     if (!g.sweep.empty()) tag = "sweep=" + g.sweep + (p.beta != 0 ? "; beta=" + fmt_real(p.beta) : "");
     for (auto const& [key, value] : g.tags) tag += (tag.empty() ? "" : "; ") + key + "=" + value;
+    // Every row says its dtype and layout (the case's: the fp32 geam baseline of f16 add is an f16
+    // row), so that a consumer need not parse the name; the size is in the counters m, n, k.
+    std::string const fields = "dtype=" + std::string(loom::to_string(p.dtype)) + "; layout=" + loom::layout_string(p) +
+                               (p.out_dtype != p.dtype ? "; out_dtype=" + std::string(loom::to_string(p.out_dtype)) : "");
     auto tagged = [&](std::string const& label) {
-      return tag.empty() ? label : label.empty() ? tag : label + "; " + tag;
+      std::string out = fields;
+      if (!label.empty()) out += "; " + label;
+      if (!tag.empty()) out += "; " + tag;
+      return out;
     };
 
     auto leave_out = [&](std::string const& who, std::string const& why) {
       if (left_out)
-        left_out->emplace_back(loom::case_name(who, p) + suffix, why);
+        left_out->push_back({loom::case_name(who, p) + suffix, why, p});
       else
         std::fprintf(stderr, "loom-bench: leaving out %s: %s\n", loom::case_name(who, p).c_str(), why.c_str());
     };
@@ -722,7 +745,7 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
       cb.label = tagged(cb.label);
       out.push_back(cb);
     } else if (left_out) {
-      left_out->emplace_back(loom::case_name("cublas", p) + suffix, "no cuBLAS baseline: " + no_cublas);
+      left_out->push_back({loom::case_name("cublas", p) + suffix, "no cuBLAS baseline: " + no_cublas, p});
     } else {
       std::fprintf(stderr, "loom-bench: no cuBLAS baseline for %s: %s\n",
                    loom::case_name("cublas", p).c_str(), no_cublas.c_str());
@@ -798,13 +821,18 @@ int enumerate(Options const& o, std::vector<harness::Case> const& cases) {
       die(e.what(), 2);
     }
   }
-  std::vector<std::pair<std::string, std::string>> left_out;
+  std::vector<LeftOut> left_out;
   std::deque<Bench> const benches = plan(cases, 0, 0, &left_out);
-  std::printf("compute capability %d.%d, %s\n%-56s %-13s %s\n", g.info.cc / 10, g.info.cc % 10, where.c_str(),
-              "benchmark", "disposition", "label (would_run) or reason (not_supported)");
-  // The label as planned; a kernel with several paths puts the one it takes in front when it runs.
-  for (Bench const& b : benches) std::printf("%-56s %-13s %s\n", b.name.c_str(), "would_run", b.label.c_str());
-  for (auto const& [name, why] : left_out) std::printf("%-56s %-13s %s\n", name.c_str(), "not_supported", why.c_str());
+  // The fields of each row: its size (the counters m, n, k) and its label as planned (a kernel with
+  // several paths puts the one it takes in front when it runs); the reason where it is left out.
+  std::printf("compute capability %d.%d, %s\n%-56s %-13s %7s %7s %7s %s\n", g.info.cc / 10, g.info.cc % 10,
+              where.c_str(), "benchmark", "disposition", "m", "n", "k", "label (would_run) or reason (not_supported)");
+  auto row = [](std::string const& name, char const* disposition, Problem const& p, std::string const& text) {
+    std::printf("%-56s %-13s %7lld %7lld %7lld %s\n", name.c_str(), disposition, (long long)p.m, (long long)p.n,
+                (long long)p.k, text.c_str());
+  };
+  for (Bench const& b : benches) row(b.name, "would_run", b.problem, b.label);
+  for (LeftOut const& l : left_out) row(l.name, "not_supported", l.problem, l.why);
   std::printf("enumerate: %zu benchmarks would run, %zu not_supported\n", benches.size(), left_out.size());
   return 0;
 }
@@ -1022,7 +1050,8 @@ int main(int argc, char** argv) {
   app.footer(
       "Every --benchmark_* flag goes to Google Benchmark (--help lists them), e.g. "
       "--benchmark_filter=REGEX --benchmark_format=json --benchmark_out=FILE --benchmark_out_format=json.\n"
-      "Counters: median_us, GB/s or TFLOP/s, pct_peak, vs_cublas (throughput / cuBLAS's, same run).");
+      "Counters: m, n, k, median_us, GB/s or TFLOP/s, pct_peak, vs_cublas (throughput / cuBLAS's, same run). "
+      "Labels: dtype=D; layout=L, then the path, the sweep and --tags.");
   g_app = &app;
 
   // Google Benchmark's flags are checked here first: it prints its own line and leaves a bad one in

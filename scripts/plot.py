@@ -109,12 +109,23 @@ def collect(benchmarks):
             print(f"plot.py: skipping {run!r}: not <kernel>/<dtype>/<layout>/<M>x<N>x<K>", file=sys.stderr)
             continue
         kernel, dtype, layout, m, n, k, variant = parsed
-        rec = dict(kernel=kernel, dtype=dtype, layout=layout, M=m, N=n, K=k, variant=variant,
-                   error=e["error"], label="")
         rows = [e["median"]] if e["median"] is not None else e["iterations"]
+        label = rows[0].get("label", "") if rows else e["label"]
+        # loom-bench's rows carry dtype and layout in the label and M, N, K as the counters m, n, k
+        # (in the label too where a row failed, since Google Benchmark drops a failed row's
+        # counters); the name is the fallback for files written before.
+        given = label_fields(label)
+        dtype, layout = given.get("dtype", dtype), given.get("layout", layout)
+        dims = []
+        for key, parsed_dim in (("m", m), ("n", n), ("k", k)):
+            v = median([num(r.get(key)) for r in rows]) if rows else math.nan
+            v = num(given.get(key)) if math.isnan(v) else v
+            dims.append(parsed_dim if math.isnan(v) else int(v))
+        m, n, k = dims
+        rec = dict(kernel=kernel, dtype=dtype, layout=layout, M=m, N=n, K=k, variant=variant,
+                   error=e["error"], label=label)
         for f in fields:
             rec[f] = median([num(r.get(f)) for r in rows]) if rows else math.nan
-        rec["label"] = rows[0].get("label", "") if rows else e["label"]
         rec["sweep"], rec["beta"] = label_tags(rec["label"], variant)
         if not math.isnan(rec["GB/s"]):
             rec["op"], rec["thr"], rec["unit"] = "add", rec["GB/s"], "GB/s"
@@ -124,6 +135,13 @@ def collect(benchmarks):
             rec["op"], rec["thr"], rec["unit"] = ("add" if k <= 1 else "gemm"), math.nan, ""
         records.append(rec)
     return records
+
+
+def label_fields(label):
+    """The key=value fields of a label ('dtype=bf16; layout=rcr; path=tma, tma store' ->
+    {'dtype': 'bf16', 'layout': 'rcr', 'path': 'tma, tma store'}); free text without '=' is left out."""
+    parts = label.split("; ") if label else []
+    return dict(p.split("=", 1) for p in parts if "=" in p and " " not in p.split("=", 1)[0])
 
 
 def label_tags(label, variant):
@@ -139,10 +157,14 @@ def label_tags(label, variant):
     return sweep, beta
 
 
+# Label fields that every row has or that the tables show already: no note under a table.
+ROW_FIELDS = ("sweep=", "beta=", "dtype=", "layout=", "out_dtype=", "m=", "n=", "k=")
+
+
 def plain_label(label):
-    """The label without the tags label_tags() reads, for the notes under a table."""
-    return "; ".join(p for p in (label.split("; ") if label else [])
-                     if not p.startswith(("sweep=", "beta=")))
+    """The label without the fields label_tags() reads and the row's own fields, for the notes
+    under a table (what is left: a kernel's path, the cuBLAS baseline's note, --tags)."""
+    return "; ".join(p for p in (label.split("; ") if label else []) if not p.startswith(ROW_FIELDS))
 
 
 def shape_label(op, m, n, k):
@@ -582,7 +604,7 @@ def main():
             md += [f"### {dtype}, {layout}" + (f", {variant}" if variant else ""), "",
                    f"![{title}]({rel})", ""]
             md += table(g, op) + [""]
-            labels = sorted({r.label for r in g.itertuples() if r.label})
+            labels = sorted({plain_label(r.label) for r in g.itertuples() if plain_label(r.label)})
             md += [f"Note: {lab}." for lab in labels] + ([""] if labels else [])
     md += llm_md
 

@@ -15,8 +15,10 @@ rc=0
 [[ $rc -eq 0 && ! -s $tmp/err ]] || { echo "FAIL: exit $rc, stderr: $(cat "$tmp/err")"; fail=1; }
 check "baseline" '^cublas/bf16/rcr/4096x4096x4096 +would_run'
 check "sm80 runs at 8.0" '^sm80/bf16/rcr/4096x4096x4096 +would_run'
-check "sm90 does not at 8.0" '^sm90/bf16/rcr/4096x4096x4096 +not_supported +sm90 needs compute capability 9\.0'
+check "sm90 does not at 8.0" '^sm90/bf16/rcr/4096x4096x4096 +not_supported +4096 +4096 +4096 +sm90 needs compute capability 9\.0'
 check "summary" '^enumerate: 2 benchmarks would run, 1 not_supported$'
+# Each row's fields: m, n, k (its counters) and the label's dtype and layout.
+check "fields: kernel" '^sm80/bf16/rcr/4096x4096x4096 +would_run +4096 +4096 +4096 +dtype=bf16; layout=rcr$'
 
 "$bench" --mode=enumerate --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
 check "default sweep at 9.0" '^enumerate: [0-9]+ benchmarks would run, 0 not_supported$'
@@ -30,6 +32,12 @@ check "providers=loom: no baselines" '^enumerate: 1 benchmarks would run, 0 not_
 "$bench" --mode=enumerate --kernels=add --dtypes=f32 --m=2048 --providers=cublas,memcpy >"$tmp/out" 2>"$tmp/err"
 check "providers=cublas,memcpy" '^memcpy_d2d/f32/ccc/2048x2048x0 +would_run'
 check "providers=cublas,memcpy: no kernel" '^enumerate: 2 benchmarks would run, 0 not_supported$'
+
+# Whatever the name says: a gemm's K, add's K of 0, the f16 case's fp32 geam baseline.
+"$bench" --mode=enumerate --kernels=add,fma --dtypes=f16,f32 --layouts=crr --m=1024 --n=3000 --k=77 --beta=0.5 >"$tmp/out" 2>"$tmp/err"
+check "fields: gemm" '^fma/f32/crr/1024x3000x77 +would_run +1024 +3000 +77 +dtype=f32; layout=crr$'
+check "fields: add" '^add/f16/crr/1024x3000x0 +would_run +1024 +3000 +0 +dtype=f16; layout=crr$'
+check "fields: the fp32 baseline of f16 add is an f16 row" '^cublas/f16/crr/1024x3000x0 +would_run +1024 +3000 +0 +dtype=f16; layout=crr; fp32 geam \(cuBLAS has no f16 geam\)$'
 
 # --tags: key=value in every row's label, after the named sweep's own fields.
 "$bench" --mode=enumerate --kernels=sm80 --dtypes=bf16 --layouts=rcr --m=4096 --tags='gpu:h100 sxm,run:3' >"$tmp/out" 2>"$tmp/err"

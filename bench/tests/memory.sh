@@ -22,7 +22,7 @@ if ! { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep
 fi
 
 "$bench" --mode=enumerate --kernels=add --dtypes=f32 --m=1024,262144 >"$tmp/out" 2>"$tmp/err"
-check "enumerate: the huge case" "$tmp/out" "^add/f32/ccc/262144x262144x0 +not_supported +$need\$"
+check "enumerate: the huge case" "$tmp/out" "^add/f32/ccc/262144x262144x0 +not_supported +262144 +262144 +0 +$need\$"
 check "enumerate: the small case" "$tmp/out" '^add/f32/ccc/1024x1024x0 +would_run'
 
 rc=0

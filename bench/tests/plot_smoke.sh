@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # ctest plot_py_synthetic: scripts/plot.py on a small synthetic loom-bench JSON (fixture_bench.json)
-# writes the PNGs and a RESULTS.md with the device header, the tables and the image links.
+# writes the PNGs and a RESULTS.md with the device header, the tables and the image links; on rows
+# with the fields loom-bench writes now (dtype and layout in the label, counters m, n, k, --tags) it
+# reads those.
 # Exit 77 (skipped) when pandas or matplotlib is missing.
 # Usage: bash plot_smoke.sh PYTHON3 WORK_DIR
 set -uo pipefail
@@ -47,6 +49,52 @@ check "missing JSON: one line" test "$(wc -l <"$work/err1")" -eq 1
 echo '{"x": 1}' >"$work/bad.json"
 "$py" "$root/scripts/plot.py" "$work/bad.json" >/dev/null 2>"$work/err2"
 check "bad JSON: exit 2" test $? -eq 2
+
+# Rows as loom-bench writes them now: dtype and layout in the label, M, N, K as the counters m, n,
+# k (a failed row: in its label), --tags at the label's end. The fields are what plot.py reads.
+"$py" - "$work/fields.json" <<'PY'
+import json, sys
+def row(kernel, dtype, layout, m, n, k, us, vs, label, error=None):
+    name = f"{kernel}/{dtype}/{layout}/{m}x{n}x{k}/min_time:0.200/manual_time"
+    r = {"name": name, "run_name": name, "run_type": "iteration", "iterations": 100, "time_unit": "us",
+         "label": f"dtype={dtype}; layout={layout}" + (f"; {label}" if label else "") + "; gpu=h100"}
+    if error:
+        r.update(error_occurred=True, error_message=error)
+        r["label"] += f"; m={m}; n={n}; k={k}"
+    else:
+        tf = 2.0 * m * n * k / (us * 1e-6) / 1e12
+        r.update({"median_us": us, "TFLOP/s": tf, "pct_peak": 100 * tf / 989.4, "vs_cublas": vs, "m": m, "n": n, "k": k})
+    return r
+rows = [row("cublas", "bf16", "rcr", 4096, 4096, 4096, 100.0, 1.0, ""),
+        row("sm90", "bf16", "rcr", 4096, 4096, 4096, 95.0, 1.0526, "path=tma, tma store"),
+        row("cublas", "bf16", "rcr", 8192, 8192, 8192, 800.0, 1.0, ""),
+        row("sm90", "bf16", "rcr", 8192, 8192, 8192, 0, 0, "path=tma, tma store", error="an illegal memory access")]
+json.dump({"context": {"loom_device": "NVIDIA H100 80GB HBM3", "loom_tag_gpu": "h100"}, "benchmarks": rows},
+          open(sys.argv[1], "w"), indent=1)
+PY
+mkdir -p "$work/fields_plots"
+if ! "$py" "$root/scripts/plot.py" "$work/fields.json" --out-dir "$work/fields_plots" \
+    --results-md "$work/FIELDS.md" >"$work/fields_stdout" 2>"$work/fields_stderr"; then
+  echo "FAIL: plot.py exited non-zero on the new fields"; cat "$work/fields_stderr"; fails=$((fails + 1))
+fi
+check "fields: the kernel's row" grep -qE '^\| sm90 \| bf16 \| rcr \| 4096x4096x4096 \| 95\.0 \|' "$work/FIELDS.md"
+check "fields: the failed row" grep -qF "| sm90 | bf16 | rcr | 8192x8192x8192 | failed: an illegal memory access" "$work/FIELDS.md"
+check "fields: the plot" test -s "$work/fields_plots/gemm_bf16_rcr.png"
+check "fields: notes keep the path and the tags" grep -qF "Note: path=tma, tma store; gpu=h100." "$work/FIELDS.md"
+check "fields: no note of the row's own fields" bash -c "! grep -qE '^Note: .*(dtype|layout|m)=' '$work/FIELDS.md'"
+# collect() takes the fields, the label's for a failed row, and the name only where they are missing.
+check "fields: collect()" "$py" -B -c "
+import sys; sys.path.insert(0, '$root/scripts'); import plot
+rows = [{'name': 'x/f16/ccc/1x2x3/manual_time', 'run_type': 'iteration', 'TFLOP/s': 1.0, 'm': 10, 'n': 20, 'k': 30,
+         'label': 'dtype=bf16; layout=rcr; path=tma'},
+        {'name': 'y/f16/ccc/1x2x3/manual_time', 'run_type': 'iteration', 'error_occurred': True,
+         'label': 'dtype=bf16; layout=crr; m=7; n=8; k=9'},
+        {'name': 'z/f16/ccc/1x2x3/manual_time', 'run_type': 'iteration', 'TFLOP/s': 1.0}]
+got = {r['kernel']: (r['dtype'], r['layout'], r['M'], r['N'], r['K'], r['op']) for r in plot.collect(rows)}
+assert got == {'x': ('bf16', 'rcr', 10, 20, 30, 'gemm'), 'y': ('bf16', 'crr', 7, 8, 9, 'gemm'),
+               'z': ('f16', 'ccc', 1, 2, 3, 'gemm')}, got
+assert plot.plain_label('dtype=bf16; layout=rcr; path=tma; sweep=llm; gpu=h100; m=1; n=2; k=3') == 'path=tma; gpu=h100'
+"
 
 if [[ $fails -eq 0 ]]; then echo "plot.py: all checks passed"; fi
 [[ $fails -eq 0 ]]
