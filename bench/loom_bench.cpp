@@ -87,7 +87,7 @@ struct Options {
   double min_time = 0.2;
   std::int64_t iterations = 0;
   int device = 0;
-  bool list_kernels = false, list = false;
+  bool list_kernels = false, list = false, repro = false;
   std::uint64_t max_cases = harness::kBenchMaxCases;
   std::string mode = "run", cc;  // --mode, --compute-capability
   std::string ignore_kernels, providers = "loom,cublas,memcpy";
@@ -485,6 +485,7 @@ struct Bench {
   std::string nvtx;  // NVTX range name (the case name)
   std::string key;   // the case, shared by a kernel and its baselines
   std::string label;
+  std::string repro;  // a loom-bench command that times this case again (harness::bench_repro_command)
   bool bandwidth = true;  // throughput in GB/s (add, memcpy) or TFLOP/s (gemm)
   double work = 0;        // bytes moved or flops per launch
   double peak = 0;        // same unit as the throughput; 0: unknown
@@ -706,6 +707,16 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
     };
     std::string const kernel_no_room = no_room(harness::device_bytes(p, grp.misalign));
 
+    // A baseline's repro selects a kernel of the case (one that runs here, where there is one) and
+    // times the baseline alone; a kernel's times it with its baselines, as vs_cublas needs.
+    auto repro = [&](std::string const& kernel, std::string const& providers) {
+      try {
+        return harness::bench_repro_command(kernel, providers, p);
+      } catch (std::invalid_argument const& e) {
+        return std::string("none (") + e.what() + ")";
+      }
+    };
+
     std::vector<KernelInfo const*> runnable;
     for (KernelInfo const* k : grp.kernels) {
       std::string why = loom::why_unsupported(*k, p, g.info.cc);
@@ -716,6 +727,7 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
         leave_out(k->name, why);
     }
     if (g.use_loom && runnable.empty()) continue;
+    std::string const case_kernel = (runnable.empty() ? grp.kernels.front() : runnable.front())->name;
 
     // cuBLAS baseline. f16/bf16 add: fp32 geam over the same shape, compared in bytes/s.
     Bench cb;
@@ -743,6 +755,7 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
                     : flops;
       cb.peak = peak;
       cb.label = tagged(cb.label);
+      cb.repro = repro(case_kernel, "cublas");
       out.push_back(cb);
     } else if (left_out) {
       left_out->push_back({loom::case_name("cublas", p) + suffix, "no cuBLAS baseline: " + no_cublas, p});
@@ -766,6 +779,7 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
       mc.work = 2.0 * std::floor(bytes / 2);  // copy half the bytes: each is read and written
       mc.peak = peak;
       mc.label = tagged(mc.label);
+      mc.repro = repro(case_kernel, "memcpy");
       out.push_back(mc);
     }
 
@@ -782,6 +796,7 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
       kb.work = add ? bytes : flops;
       kb.peak = peak;
       kb.label = tagged(kb.label);
+      kb.repro = repro(k->name, "");
       out.push_back(kb);
     }
   }
@@ -823,6 +838,10 @@ int enumerate(Options const& o, std::vector<harness::Case> const& cases) {
   }
   std::vector<LeftOut> left_out;
   std::deque<Bench> const benches = plan(cases, 0, 0, &left_out);
+  if (o.repro) {  // --repro: name and command, tab-separated, for scripts
+    for (Bench const& b : benches) std::printf("%s\t%s\n", b.name.c_str(), b.repro.c_str());
+    return 0;
+  }
   // The fields of each row: its size (the counters m, n, k) and its label as planned (a kernel with
   // several paths puts the one it takes in front when it runs); the reason where it is left out.
   std::printf("compute capability %d.%d, %s\n%-56s %-13s %7s %7s %7s %s\n", g.info.cc / 10, g.info.cc % 10,
@@ -831,7 +850,10 @@ int enumerate(Options const& o, std::vector<harness::Case> const& cases) {
     std::printf("%-56s %-13s %7lld %7lld %7lld %s\n", name.c_str(), disposition, (long long)p.m, (long long)p.n,
                 (long long)p.k, text.c_str());
   };
-  for (Bench const& b : benches) row(b.name, "would_run", b.problem, b.label);
+  for (Bench const& b : benches) {
+    row(b.name, "would_run", b.problem, b.label);
+    std::printf("  repro: %s\n", b.repro.c_str());
+  }
   for (LeftOut const& l : left_out) row(l.name, "not_supported", l.problem, l.why);
   std::printf("enumerate: %zu benchmarks would run, %zu not_supported\n", benches.size(), left_out.size());
   return 0;
@@ -1047,6 +1069,10 @@ int main(int argc, char** argv) {
   app.add_flag("--list-kernels", o.list_kernels,
                "List the kernels for scripts: one tab-separated line each of name, op, dtypes, description")
       ->disable_flag_override();
+  app.add_flag("--repro", o.repro,
+               "List the benchmarks the command would run, as --mode=enumerate plans them (no GPU needed), one "
+               "tab-separated line each of name and a loom-bench command that times that case again")
+      ->disable_flag_override();
   app.footer(
       "Every --benchmark_* flag goes to Google Benchmark (--help lists them), e.g. "
       "--benchmark_filter=REGEX --benchmark_format=json --benchmark_out=FILE --benchmark_out_format=json.\n"
@@ -1059,7 +1085,7 @@ int main(int argc, char** argv) {
   // or finds the problem only when it runs (--benchmark_out into a missing directory).
   if (std::string const why = check_benchmark_flags(argc, argv); !why.empty()) die(why, 2);
   for (int i = 1; i < argc; ++i)
-    for (char const* flag : {"--list-kernels=", "--list="})
+    for (char const* flag : {"--list-kernels=", "--list=", "--repro="})
       if (std::string_view(argv[i]).rfind(flag, 0) == 0)
         die(std::string(flag, std::strlen(flag) - 1) + " takes no value, found \"" + argv[i] + "\"", 2);
   // Google Benchmark takes its flags out of argv first; CLI11 then gets the rest, strictly.
@@ -1132,9 +1158,9 @@ int main(int argc, char** argv) {
   }
   if (!g.use_loom && !g.use_cublas && !g.use_memcpy) die("--providers: name at least one of loom, cublas, memcpy", 2);
   if (o.mode != "run" && o.mode != "enumerate") die("--mode is run or enumerate, found \"" + o.mode + "\"", 2);
-  if (!o.cc.empty() && o.mode != "enumerate")
-    die("--compute-capability is for --mode=enumerate (a run takes the GPU's)", 2);
-  if (o.mode == "enumerate") return enumerate(o, cases);
+  if (!o.cc.empty() && o.mode != "enumerate" && !o.repro)
+    die("--compute-capability is for --mode=enumerate and --repro (a run takes the GPU's)", 2);
+  if (o.mode == "enumerate" || o.repro) return enumerate(o, cases);
 
   try {
     g.info = harness::query_device(o.device);

@@ -1311,6 +1311,19 @@ std::string repro_command(std::string const& kernel, Problem const& p0, int misa
   return cmd;
 }
 
+std::string bench_repro_command(std::string const& kernel, std::string const& providers, Problem const& p) {
+  if (p.out_dtype != p.dtype)
+    throw std::invalid_argument(std::string("loom-bench times no ") + to_string(p.dtype) + " case with " +
+                                to_string(p.out_dtype) + " output");
+  std::string cmd = "loom-bench --kernels=" + kernel + " --dtypes=" + to_string(p.dtype) + " --layouts=" +
+                    layout_string(p) + " --m=" + std::to_string(p.m) + " --n=" + std::to_string(p.n);
+  if (p.op == OpKind::gemm) cmd += " --k=" + std::to_string(p.k);
+  // Both scalars, always: the defaults differ by op (beta 1 for add, 0 for gemm).
+  cmd += " --alpha=" + shortest(p.alpha) + " --beta=" + shortest(p.beta);
+  if (!providers.empty()) cmd += " --providers=" + providers;
+  return cmd;
+}
+
 bool is_glob(std::string const& pattern) {
   std::size_t const open = pattern.find('[');
   return pattern.find_first_of("*?") != std::string::npos ||

@@ -276,6 +276,12 @@ std::uint64_t case_seed(std::uint64_t seed, Problem const& p, int misalign);
 
 // A loom-validate command line that reruns exactly this case of this kernel, inputs included.
 std::string repro_command(std::string const& kernel, Problem const& p, int misalign, std::uint64_t seed);
+// Its sibling for loom-bench: a command line that times this case again, kernel, dtype, layout, M,
+// N, K (not for add, which has none), alpha and beta; `providers` ("" for the default: the kernel
+// with its baselines) becomes --providers. loom-bench times minimal leading dimensions, aligned
+// pointers and outputs in the input dtype only, so those are not options; a case with another
+// output dtype throws std::invalid_argument, since no command reruns it.
+std::string bench_repro_command(std::string const& kernel, std::string const& providers, Problem const& p);
 
 // The kernels that --kernels PATTERNS and --ignore-kernels IGNORE name, in registry order. Each
 // pattern is a name or a shell glob (`sm*`, `fma?simple`); a name that is not registered, or a glob

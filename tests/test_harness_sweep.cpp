@@ -247,3 +247,28 @@ TEST(HarnessSweep, ReproCommand) {
             "loom-validate --kernels=add --op=add --dtypes=f32 --layouts=ccc --m=7 --n=127 --ld-pad=0 --misalign=0 "
             "--alpha=1.25 --beta=0.1 --seed=1");
 }
+
+// loom-bench's repro line names every axis of a benchmark's case (K only for gemm; both scalars,
+// whose defaults differ by op) and refuses an output dtype loom-bench cannot time.
+TEST(HarnessSweep, BenchReproCommand) {
+  loom::Problem g;
+  g.op = loom::OpKind::gemm;
+  g.dtype = g.out_dtype = loom::DType::bf16;
+  g.m = 1, g.n = 4096, g.k = 11008;
+  EXPECT_TRUE(loom::parse_layout("rcr", &g));
+  g.alpha = 1, g.beta = 0.1;
+  EXPECT_EQ(loom::harness::bench_repro_command("gemm", "", g),
+            "loom-bench --kernels=gemm --dtypes=bf16 --layouts=rcr --m=1 --n=4096 --k=11008 --alpha=1 --beta=0.1");
+  EXPECT_EQ(loom::harness::bench_repro_command("sm80", "cublas", g),
+            "loom-bench --kernels=sm80 --dtypes=bf16 --layouts=rcr --m=1 --n=4096 --k=11008 --alpha=1 --beta=0.1 "
+            "--providers=cublas");
+  loom::Problem a;
+  a.op = loom::OpKind::add;
+  a.dtype = a.out_dtype = loom::DType::f16;
+  a.m = 2048, a.n = 7;
+  a.alpha = 0.5, a.beta = 1;
+  EXPECT_EQ(loom::harness::bench_repro_command("add", "memcpy", a),
+            "loom-bench --kernels=add --dtypes=f16 --layouts=ccc --m=2048 --n=7 --alpha=0.5 --beta=1 --providers=memcpy");
+  g.out_dtype = loom::DType::f32;
+  EXPECT_THROW(loom::harness::bench_repro_command("sm80", "", g), std::invalid_argument);
+}

@@ -51,7 +51,7 @@ check "tags after sweep=llm" '^sm80/bf16/rcr/1x4096x4096 +would_run +.*sweep=llm
 check "--list header" '^kernel +op +dtypes +min_cc +description$'
 check "--list sm90" '^sm90 +gemm +f16, bf16 +9\.0 '
 
-for args in "--list=1" "--mode=enumerate --kernels=x*" "--mode=enumerate --providers=foo" "--mode=enumerate --kernels=sm90 --ignore-kernels=sm*" "--mode=enumerate --compute-capability=nine" "--mode=time" "--compute-capability=90"; do
+for args in "--list=1" "--repro=1" "--repro --kernels=x*" "--mode=enumerate --kernels=x*" "--mode=enumerate --providers=foo" "--mode=enumerate --kernels=sm90 --ignore-kernels=sm*" "--mode=enumerate --compute-capability=nine" "--mode=time" "--compute-capability=90"; do
   rc=0
   # shellcheck disable=SC2086
   "$bench" $args >"$tmp/out" 2>"$tmp/err" || rc=$?
