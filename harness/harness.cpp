@@ -568,6 +568,48 @@ SweepSpec default_validate_sweep(OpKind op) {
   return s;
 }
 
+std::vector<SweepSpec> llm_validate_sweep(bool ragged) {
+  // loom-bench --sweep=llm's (N, K) pairs and its M up to 1024 (the larger M are the big-tile
+  // path the default sweep's shapes already take).
+  static constexpr std::int64_t kM[] = {1, 16, 64, 128, 256, 512, 1024};
+  static constexpr std::int64_t kNk[][2] = {{4096, 4096},  {11008, 4096}, {4096, 11008}, {14336, 4096},
+                                            {4096, 14336}, {28672, 8192}, {8192, 28672}};
+  SweepSpec base;
+  base.op = OpKind::gemm;
+  base.dtypes = {DType::bf16, DType::f16};
+  base.layouts = {"ccc", "ccr", "crc", "crr", "rcc", "rcr", "rrc", "rrr"};
+  base.ld_pad = {0};
+  base.misalign = {0};
+  base.alpha = {1, 1.5};
+  base.beta = {0, 0.5};
+  base.ab_pairs = {{1, 0}, {1.5, 0.5}};
+  std::vector<SweepSpec> out;
+  int j = 0;
+  for (auto const& nk : kNk) {
+    if (!ragged) {
+      SweepSpec s = base;
+      s.m.assign(std::begin(kM), std::end(kM));
+      s.n = {nk[0]};
+      s.k = {nk[1]};
+      out.push_back(s);
+    } else {
+      int i = 0;
+      for (std::int64_t m : kM) {
+        // Offsets in 1..7 that vary with the shape, so that the sweep meets every residue of a
+        // tile edge without a case per offset: M and K grow, N shrinks.
+        SweepSpec s = base;
+        s.m = {m + 1 + (i + 2 * j) % 7};
+        s.n = {nk[0] - (1 + (3 * i + j) % 7)};
+        s.k = {nk[1] + 1 + (5 * i + 4 * j) % 7};
+        out.push_back(s);
+        ++i;
+      }
+    }
+    ++j;
+  }
+  return out;
+}
+
 // =============================================================================================
 // Host conversions
 

@@ -160,6 +160,11 @@ std::string why_not_writable(std::string const& path);
 // The default correctness sweep for one op, with kernels = every registered kernel of that op
 // (may be empty for an op without kernels).
 SweepSpec default_validate_sweep(OpKind);
+// loom-validate --sweep=llm / llm-ragged: gemm over transformer-layer shapes, one spec per (N, K)
+// pair (M crossed), or with `ragged` one per (M, N, K) with each size off by 1 to 7 (a fixed
+// pattern); kernels left empty for the caller. bf16 and f16, every layout, alpha/beta 1/0 (TMA
+// store) and 1.5/0.5 (C read, direct store).
+std::vector<SweepSpec> llm_validate_sweep(bool ragged);
 
 // ---------------------------------------------------------------------------------------------
 // Buffers

@@ -533,6 +533,15 @@ def extra_sections(folder):
                     "`build/loom-validate --quiet` (the default sweep: ragged sizes, every layout, padded "
                     "and misaligned leading dimensions, alpha/beta other than 1/0), in the same run:", "",
                     "```", *lines[-20:], "```", ""]
+    # The named validation sweeps (run.sh: loom-validate --sweep=llm and llm-ragged through gemm).
+    for path in sorted(glob.glob(os.path.join(folder, "validate_*.txt"))):
+        sweep = os.path.basename(path)[len("validate_"):-len(".txt")].replace("_", "-")
+        with open(path) as f:
+            lines = [ln.rstrip() for ln in f if ln.strip()]
+        failing = [ln for ln in lines if re.search(r" fail( |:|$)", ln)]
+        if lines:
+            out += [f"`build/loom-validate --sweep={sweep} --kernels=gemm --quiet`, in the same run:", "",
+                    "```", *failing[:20], lines[-1], "```", ""]
     sanitize = sorted(glob.glob(os.path.join(folder, "sanitize_*.log")))
     if sanitize:
         out += ["## compute-sanitizer", "", "`scripts/sanitize.sh`:", "", "```"]

@@ -9,8 +9,9 @@
 # (default: its default sweep). With arguments (a partial sweep) the committed RESULTS.md and
 # docs/plots/ are left alone: the markdown and plots go to results/RESULTS.md and results/plots/,
 # unless LOOM_WRITE_RESULTS=1. Plots of an earlier run are removed before new ones are written.
-# The full run also times loom-bench --sweep=llm and --sweep=llm-layouts with the kernel gemm
-# (results/llm*/bench.json; LOOM_LLM_SWEEP=0 skips them).
+# The full run also validates loom-validate --sweep=llm and --sweep=llm-ragged and times
+# loom-bench --sweep=llm and --sweep=llm-layouts, all with the kernel gemm
+# (results/validate_llm*.txt, results/llm*/bench.json; LOOM_LLM_SWEEP=0 skips them).
 # Checks for a GPU before building anything.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -38,6 +39,21 @@ if [[ $validate_rc -ne 0 ]]; then
   echo "run.sh: loom-validate failed (exit $validate_rc); failing cases (full report: results/validate.txt):" >&2
   grep -E ' fail(:|$| \[)' results/validate.txt | head -20 >&2 || true
   exit "$validate_rc"
+fi
+
+# The transformer-layer shapes at M <= 1024, as listed and ragged, through the entry point gemm
+# (full run only; LOOM_LLM_SWEEP=0 leaves them out, with the llm timing sweeps below).
+rm -f results/validate_llm.txt results/validate_llm_ragged.txt
+if [[ $# -eq 0 && ${LOOM_LLM_SWEEP:-1} != 0 ]]; then
+  for sweep in llm llm-ragged; do
+    out=results/validate_${sweep//-/_}.txt
+    "$BUILD_DIR/loom-validate" --sweep=$sweep --kernels=gemm --quiet --output="$out" || validate_rc=$?
+    if [[ $validate_rc -ne 0 ]]; then
+      echo "run.sh: loom-validate --sweep=$sweep failed (exit $validate_rc); failing cases (full report: $out):" >&2
+      grep -E ' fail(:|$| \[)' "$out" | head -20 >&2 || true
+      exit "$validate_rc"
+    fi
+  done
 fi
 
 sweep_rc=0

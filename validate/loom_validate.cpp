@@ -614,7 +614,7 @@ int run(int argc, char** argv) {
       "Exit status: 0 all passed, 1 a case failed, 2 bad input or no usable GPU.",
       "loom-validate"};
   std::string kernels_s, ignore_s, op_s, dtypes_s, out_dtypes_s, layouts_s, m_s, n_s, k_s, alpha_s, beta_s, pad_s, mis_s;
-  std::string ref_s = "auto", format_s = "table", output_s, seed_s, max_cases_s, junit_s, tags_s;
+  std::string ref_s = "auto", format_s = "table", output_s, seed_s, max_cases_s, junit_s, tags_s, sweep_s;
   std::uint64_t seed = 20240601;
   std::uint64_t max_cases = h::kValidateMaxCases;
   int device = 0;
@@ -628,6 +628,10 @@ int run(int argc, char** argv) {
                  "gemm with f16/bf16 inputs: comma list of output dtypes, each the input dtype or f32 "
                  "(default: the input dtype)");
   app.add_option("--layouts", layouts_s, "Comma list of A,B,C orders, e.g. ccc,rrr,crc");
+  app.add_option("--sweep", sweep_s,
+                 "A named gemm sweep instead of the default one: llm (transformer-layer shapes: M in "
+                 "1,16,64,128,256,512,1024 by seven (N, K) projections, bf16 and f16, every layout, alpha/beta 1/0 "
+                 "and 1.5/0.5) or llm-ragged (the same with M, N and K each off by 1 to 7)");
   app.add_option("--m", m_s, "M sweep");
   app.add_option("--n", n_s, "N sweep");
   app.add_option("--k", k_s, "K sweep (gemm)");
@@ -693,7 +697,17 @@ int run(int argc, char** argv) {
     throw BadInput(e.what());
   }
   if (sel.empty()) throw BadInput("--ignore-kernels leaves no kernel");
-  if (app.count("--op")) {
+  // A named sweep is gemm's (validate/README.md): it picks the gemm kernels, sets N and K itself.
+  bool const named_sweep = app.count("--sweep") > 0;
+  if (named_sweep) {
+    if (sweep_s != "llm" && sweep_s != "llm-ragged")
+      throw BadInput("--sweep: unknown sweep \"" + sweep_s + "\" (known: llm, llm-ragged)");
+    if (app.count("--n") || app.count("--k"))
+      throw BadInput("--sweep=" + sweep_s + " sets N and K (its (N, K) pairs); --n and --k do not go with it");
+    if (app.count("--op") && op_s != "gemm") throw BadInput("--sweep=" + sweep_s + " is a gemm sweep; --op=" + op_s + " does not go with it");
+    if (!app.count("--op")) op_s = "gemm";
+  }
+  if (app.count("--op") || named_sweep) {
     OpKind op;
     if (!parse_op(op_s, &op)) throw BadInput("unknown op \"" + op_s + "\" (add or gemm)");
     if (explicit_kernels) {
@@ -795,7 +809,25 @@ int run(int argc, char** argv) {
   // The sweep is counted before it is built, so that a huge one is refused, not allocated.
   std::vector<h::SweepSpec> specs;
   std::uint64_t total = 0;
+  if (named_sweep) {
+    for (h::SweepSpec spec : h::llm_validate_sweep(sweep_s == "llm-ragged")) {
+      for (auto* k : sel) spec.kernels.push_back(k->name);
+      if (!dtypes.empty()) spec.dtypes = dtypes;
+      spec.out_dtypes = out_dtypes;
+      if (!layouts.empty()) spec.layouts = layouts;
+      if (!ms.empty()) spec.m = ms;
+      if (!alphas.empty() || !betas.empty()) spec.ab_pairs.clear();
+      if (!alphas.empty()) spec.alpha = alphas;
+      if (!betas.empty()) spec.beta = betas;
+      if (!pads.empty()) spec.ld_pad = pads;
+      if (!mis.empty()) spec.misalign.assign(mis.begin(), mis.end());
+      std::uint64_t const n = h::count_cases(spec);
+      total = n > ~std::uint64_t(0) - total ? ~std::uint64_t(0) : total + n;
+      specs.push_back(spec);
+    }
+  }
   for (OpKind op : {OpKind::add, OpKind::gemm}) {
+    if (named_sweep) break;
     h::SweepSpec spec = h::default_validate_sweep(op);
     spec.kernels.clear();
     for (auto* k : sel)
