@@ -568,45 +568,42 @@ SweepSpec default_validate_sweep(OpKind op) {
   return s;
 }
 
-std::vector<SweepSpec> llm_validate_sweep(bool ragged) {
+std::vector<SweepSpec> llm_validate_sweep(bool ragged, std::vector<std::int64_t> const& ms,
+                                          std::vector<std::string> const& layouts) {
   // loom-bench --sweep=llm's (N, K) pairs and its M up to 1024 (the larger M are the big-tile
   // path the default sweep's shapes already take).
   static constexpr std::int64_t kM[] = {1, 16, 64, 128, 256, 512, 1024};
   static constexpr std::int64_t kNk[][2] = {{4096, 4096},  {11008, 4096}, {4096, 11008}, {14336, 4096},
                                             {4096, 14336}, {28672, 8192}, {8192, 28672}};
-  SweepSpec base;
-  base.op = OpKind::gemm;
-  base.dtypes = {DType::bf16, DType::f16};
-  base.layouts = {"ccc", "ccr", "crc", "crr", "rcc", "rcr", "rrc", "rrr"};
-  base.ld_pad = {0};
-  base.misalign = {0};
-  base.alpha = {1, 1.5};
-  base.beta = {0, 0.5};
-  base.ab_pairs = {{1, 0}, {1.5, 0.5}};
+  std::vector<std::int64_t> const m_list = ms.empty() ? std::vector<std::int64_t>(std::begin(kM), std::end(kM)) : ms;
+  std::vector<std::string> const l_list =
+      layouts.empty() ? std::vector<std::string>{"ccc", "ccr", "crc", "crr", "rcc", "rcr", "rrc", "rrr"} : layouts;
   std::vector<SweepSpec> out;
-  int j = 0;
-  for (auto const& nk : kNk) {
-    if (!ragged) {
-      SweepSpec s = base;
-      s.m.assign(std::begin(kM), std::end(kM));
-      s.n = {nk[0]};
-      s.k = {nk[1]};
-      out.push_back(s);
-    } else {
-      int i = 0;
-      for (std::int64_t m : kM) {
-        // Offsets in 1..7 that vary with the shape, so that the sweep meets every residue of a
-        // tile edge without a case per offset: M and K grow, N shrinks.
-        SweepSpec s = base;
-        s.m = {m + 1 + (i + 2 * j) % 7};
-        s.n = {nk[0] - (1 + (3 * i + j) % 7)};
-        s.k = {nk[1] + 1 + (5 * i + 4 * j) % 7};
+  for (std::size_t j = 0; j < std::size(kNk); ++j)
+    for (std::size_t i = 0; i < m_list.size(); ++i)
+      for (std::size_t l = 0; l < l_list.size(); ++l) {
+        // Every shape in every layout; the dtype and the (alpha, beta) pair alternate with the
+        // layout, M and (N, K), so that each layout meets both dtypes and both epilogues (C read or
+        // not) across the shapes without crossing them all.
+        SweepSpec s;
+        s.op = OpKind::gemm;
+        s.layouts = {l_list[l]};
+        s.dtypes = {(l + i) % 2 ? DType::f16 : DType::bf16};
+        s.ld_pad = {0};
+        s.misalign = {0};
+        if ((l + j) % 2) {
+          s.alpha = {1.5}, s.beta = {0.5};
+        } else {
+          s.alpha = {1}, s.beta = {0};
+        }
+        // Ragged: M and K grow and N shrinks by 1 to 7, by a pattern that varies with the shape,
+        // so that the sweep meets many residues of the tile edges (a given M stays as given).
+        std::int64_t const ii = std::int64_t(i), jj = std::int64_t(j);
+        s.m = {m_list[i] + (ragged && ms.empty() ? 1 + (ii + 2 * jj) % 7 : 0)};
+        s.n = {kNk[j][0] - (ragged ? 1 + (3 * ii + jj) % 7 : 0)};
+        s.k = {kNk[j][1] + (ragged ? 1 + (5 * ii + 4 * jj) % 7 : 0)};
         out.push_back(s);
-        ++i;
       }
-    }
-    ++j;
-  }
   return out;
 }
 

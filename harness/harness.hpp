@@ -160,11 +160,12 @@ std::string why_not_writable(std::string const& path);
 // The default correctness sweep for one op, with kernels = every registered kernel of that op
 // (may be empty for an op without kernels).
 SweepSpec default_validate_sweep(OpKind);
-// loom-validate --sweep=llm / llm-ragged: gemm over transformer-layer shapes, one spec per (N, K)
-// pair (M crossed), or with `ragged` one per (M, N, K) with each size off by 1 to 7 (a fixed
-// pattern); kernels left empty for the caller. bf16 and f16, every layout, alpha/beta 1/0 (TMA
-// store) and 1.5/0.5 (C read, direct store).
-std::vector<SweepSpec> llm_validate_sweep(bool ragged);
+// loom-validate --sweep=llm / llm-ragged: gemm over transformer-layer shapes (M up to 1024, or `ms`,
+// by seven (N, K) pairs), one spec per shape and layout (every layout, or `layouts`), bf16 or f16
+// and alpha/beta 1/0 (TMA store) or 1.5/0.5 (C read) alternating over them; `ragged`: each size
+// off by 1 to 7 (M as given when `ms` is). Kernels left empty for the caller.
+std::vector<SweepSpec> llm_validate_sweep(bool ragged, std::vector<std::int64_t> const& ms,
+                                          std::vector<std::string> const& layouts);
 
 // ---------------------------------------------------------------------------------------------
 // Buffers

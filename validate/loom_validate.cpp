@@ -630,8 +630,8 @@ int run(int argc, char** argv) {
   app.add_option("--layouts", layouts_s, "Comma list of A,B,C orders, e.g. ccc,rrr,crc");
   app.add_option("--sweep", sweep_s,
                  "A named gemm sweep instead of the default one: llm (transformer-layer shapes: M in "
-                 "1,16,64,128,256,512,1024 by seven (N, K) projections, bf16 and f16, every layout, alpha/beta 1/0 "
-                 "and 1.5/0.5) or llm-ragged (the same with M, N and K each off by 1 to 7)");
+                 "1,16,64,128,256,512,1024 by seven (N, K) projections, every layout; bf16/f16 and alpha/beta "
+                 "1/0 or 1.5/0.5 alternating) or llm-ragged (the same with M, N and K each off by 1 to 7)");
   app.add_option("--m", m_s, "M sweep");
   app.add_option("--n", n_s, "N sweep");
   app.add_option("--k", k_s, "K sweep (gemm)");
@@ -810,13 +810,10 @@ int run(int argc, char** argv) {
   std::vector<h::SweepSpec> specs;
   std::uint64_t total = 0;
   if (named_sweep) {
-    for (h::SweepSpec spec : h::llm_validate_sweep(sweep_s == "llm-ragged")) {
+    for (h::SweepSpec spec : h::llm_validate_sweep(sweep_s == "llm-ragged", ms, layouts)) {
       for (auto* k : sel) spec.kernels.push_back(k->name);
       if (!dtypes.empty()) spec.dtypes = dtypes;
       spec.out_dtypes = out_dtypes;
-      if (!layouts.empty()) spec.layouts = layouts;
-      if (!ms.empty()) spec.m = ms;
-      if (!alphas.empty() || !betas.empty()) spec.ab_pairs.clear();
       if (!alphas.empty()) spec.alpha = alphas;
       if (!betas.empty()) spec.beta = betas;
       if (!pads.empty()) spec.ld_pad = pads;
