@@ -214,6 +214,7 @@ KernelInfo sm90_kernel_info() {
                "accumulation; sm80 where TMA cannot read A or B",
                check, launch};
   k.path = path;
+  k.max_cc = 90;  // sm_90a code (wgmma, setmaxnreg) runs on compute capability 9.0 alone
   return k;
 }
 

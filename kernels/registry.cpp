@@ -118,6 +118,11 @@ std::string why_unsupported(KernelInfo const& k, Problem const& p, int cc) {
     return k.name + " needs compute capability " + std::to_string(k.min_cc / 10) + "." +
            std::to_string(k.min_cc % 10) + ", this GPU has " + std::to_string(cc / 10) + "." +
            std::to_string(cc % 10);
+  if (k.max_cc > 0 && cc > k.max_cc)
+    return k.name + " needs compute capability " +
+           (k.max_cc == k.min_cc ? std::to_string(k.min_cc / 10) + "." + std::to_string(k.min_cc % 10) + " exactly"
+                                 : "at most " + std::to_string(k.max_cc / 10) + "." + std::to_string(k.max_cc % 10)) +
+           ", this GPU has " + std::to_string(cc / 10) + "." + std::to_string(cc % 10);
   return k.check ? k.check(p) : std::string();
 }
 

@@ -72,6 +72,7 @@ struct KernelInfo {
   // the path launch() takes for these operands; launch() follows the same function, so what
   // validate and bench report is what ran. Empty function: one path.
   std::function<std::string(Problem const&, Operands const&)> path;
+  int max_cc = 0;  // the newest compute capability it runs on (0: any); sm_90a code runs on 9.0 alone
 };
 
 // The path `k` takes for this case, or "" for a kernel with one path.

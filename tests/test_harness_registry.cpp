@@ -75,10 +75,27 @@ TEST(HarnessRegistry, WhyUnsupported) {
 // 16-byte aligned A and B and leading dimensions that are multiples of 8 elements; the rest runs
 // on sm80. (The aligned cases build real TMA maps, which needs the driver: the GPU tests and
 // loom-validate's path column cover them.)
+// sm_90a code runs on compute capability 9.0 alone: sm90 is not offered to a newer GPU, gemm is
+// (it routes f16/bf16 there to sm80).
+TEST(HarnessRegistry, Sm90RunsOnComputeCapability90Alone) {
+  Problem p;
+  p.op = OpKind::gemm;
+  p.dtype = p.out_dtype = DType::bf16;
+  p.m = 64, p.n = 64, p.k = 64;
+  p = with_default_lds(p);
+  KernelInfo const& sm90 = *find_kernel("sm90");
+  EXPECT_EQ(why_unsupported(sm90, p, 90), "");
+  EXPECT_EQ(why_unsupported(sm90, p, 100), "sm90 needs compute capability 9.0 exactly, this GPU has 10.0");
+  EXPECT_EQ(why_unsupported(sm90, p, 80), "sm90 needs compute capability 9.0, this GPU has 8.0");
+  EXPECT_EQ(why_unsupported(*find_kernel("gemm"), p, 100), "");
+  EXPECT_EQ(why_unsupported(*find_kernel("sm80"), p, 100), "");
+}
+
 TEST(HarnessRegistry, Sm90PathFollowsAlignment) {
   KernelInfo const* k = find_kernel("sm90");
   ASSERT_NE(k, nullptr);
   EXPECT_EQ(k->min_cc, 90);
+  EXPECT_EQ(k->max_cc, 90);
   ASSERT_TRUE(bool(k->path));
   EXPECT_EQ(kernel_path(*find_kernel("sm80"), Problem{}, Operands{}), "");  // one path
   Problem p;

@@ -15,6 +15,11 @@ check "sm90 not_supported at 8.0" "$TMP/out" '^sm90/bf16/rcr/128x256x64/.* not_s
 check "sm80 would_run at 8.0" "$TMP/out" '^sm80/bf16/rcr/128x256x64/.* would_run'
 check "summary" "$TMP/out" '^enumerate: 2 cases, 1 would run, 1 not_supported$'
 
+# sm_90a code runs on 9.0 alone: a newer GPU gets sm80 (and gemm), not sm90.
+"$VALIDATE" --mode=enumerate "${one[@]}" --compute-capability=10.0 >"$TMP/out" 2>"$TMP/err"
+check "sm90 not_supported at 10.0" "$TMP/out" '^sm90/bf16/rcr/128x256x64/.* not_supported +sm90 needs compute capability 9\.0 exactly, this GPU has 10\.0'
+check "sm80 would_run at 10.0" "$TMP/out" '^sm80/bf16/rcr/128x256x64/.* would_run'
+
 "$VALIDATE" --mode=enumerate "${one[@]}" --compute-capability=90 --format=csv >"$TMP/out" 2>"$TMP/err"
 check "csv header" "$TMP/out" '^name,kernel,op,dtype,out_dtype,layout,m,n,k,lda,ldb,ldc,misalign,alpha,beta,disposition,reason$'
 check "csv row" "$TMP/out" '^sm90/bf16/rcr/128x256x64,sm90,gemm,bf16,bf16,rcr,128,256,64,64,64,256,0,1,0,would_run,$'
