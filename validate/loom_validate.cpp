@@ -19,6 +19,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "harness/harness.hpp"
@@ -809,34 +810,10 @@ int run(int argc, char** argv) {
   // The sweep is counted before it is built, so that a huge one is refused, not allocated.
   std::vector<h::SweepSpec> specs;
   std::uint64_t total = 0;
-  if (named_sweep) {
-    for (h::SweepSpec spec : h::llm_validate_sweep(sweep_s == "llm-ragged", ms, layouts)) {
-      for (auto* k : sel) spec.kernels.push_back(k->name);
-      if (!dtypes.empty()) spec.dtypes = dtypes;
-      spec.out_dtypes = out_dtypes;
-      if (!alphas.empty()) spec.alpha = alphas;
-      if (!betas.empty()) spec.beta = betas;
-      if (!pads.empty()) spec.ld_pad = pads;
-      if (!mis.empty()) spec.misalign.assign(mis.begin(), mis.end());
-      std::uint64_t const n = h::count_cases(spec);
-      total = n > ~std::uint64_t(0) - total ? ~std::uint64_t(0) : total + n;
-      specs.push_back(spec);
-    }
-  }
-  for (OpKind op : {OpKind::add, OpKind::gemm}) {
-    if (named_sweep) break;
-    h::SweepSpec spec = h::default_validate_sweep(op);
-    spec.kernels.clear();
-    for (auto* k : sel)
-      if (k->op == op) spec.kernels.push_back(k->name);
-    if (spec.kernels.empty()) continue;
+  // The options every sweep takes alike, then the count.
+  auto add_spec = [&](h::SweepSpec spec) {
     if (!dtypes.empty()) spec.dtypes = dtypes;
     spec.out_dtypes = out_dtypes;
-    if (!layouts.empty()) spec.layouts = layouts;
-    if (!ms.empty() || !ns.empty()) spec.mn_pairs.clear();
-    if (!ms.empty()) spec.m = ms;
-    if (!ns.empty()) spec.n = ns;
-    if (!ks.empty()) spec.k = ks;
     if (!alphas.empty() || !betas.empty()) spec.ab_pairs.clear();
     if (!alphas.empty()) spec.alpha = alphas;
     if (!betas.empty()) spec.beta = betas;
@@ -844,7 +821,28 @@ int run(int argc, char** argv) {
     if (!mis.empty()) spec.misalign.assign(mis.begin(), mis.end());
     std::uint64_t const n = h::count_cases(spec);
     total = n > ~std::uint64_t(0) - total ? ~std::uint64_t(0) : total + n;
-    specs.push_back(spec);
+    specs.push_back(std::move(spec));
+  };
+  if (named_sweep) {
+    // The named sweep builds its shapes and layouts from --m and --layouts itself.
+    for (h::SweepSpec spec : h::llm_validate_sweep(sweep_s == "llm-ragged", ms, layouts)) {
+      for (auto* k : sel) spec.kernels.push_back(k->name);
+      add_spec(std::move(spec));
+    }
+  } else {
+    for (OpKind op : {OpKind::add, OpKind::gemm}) {
+      h::SweepSpec spec = h::default_validate_sweep(op);
+      spec.kernels.clear();
+      for (auto* k : sel)
+        if (k->op == op) spec.kernels.push_back(k->name);
+      if (spec.kernels.empty()) continue;
+      if (!layouts.empty()) spec.layouts = layouts;
+      if (!ms.empty() || !ns.empty()) spec.mn_pairs.clear();
+      if (!ms.empty()) spec.m = ms;
+      if (!ns.empty()) spec.n = ns;
+      if (!ks.empty()) spec.k = ks;
+      add_spec(std::move(spec));
+    }
   }
   if (total > max_cases)
     throw BadInput("the sweep has " + std::to_string(total) + (total == ~std::uint64_t(0) ? " or more" : "") +
