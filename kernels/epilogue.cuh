@@ -1,11 +1,12 @@
 // The epilogue both tensor-core GEMMs share: D = alpha*acc + beta*C from the accumulator fragment
-// of a TiledMMA straight to global memory, two neighbouring columns per store.
+// of a TiledMMA straight to global memory, two neighbouring columns per store (one element per store
+// where D is column-major as the kernel sees it: sm90's swapped problems).
 //
 // The chain is the core's: mD (M,N) -> local_tile<kTileC>(mD, m, n) -> partition_C<kMma>(.., tid),
 // and the same for C and for the identity tensor that gives every accumulator's coordinate (the
 // edge predicates). The caller's TiledMMA must give each thread pairs of neighbouring columns in
-// consecutive accumulators (values 2j, 2j+1), with N contiguous in D: both kernels static_assert
-// that on their configuration.
+// consecutive accumulators (values 2j, 2j+1), for the paired stores with N contiguous in D: both
+// kernels static_assert that on their configuration.
 #pragma once
 
 #include <cuda_bf16.h>

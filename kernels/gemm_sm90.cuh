@@ -51,13 +51,13 @@
 //   split-K partial of warpgroup w: float4 i of thread t at slot + 4 (128 i + t), the fragment's own order
 //
 // Pipeline: kStages stages, each with a full and an empty mbarrier, as a ring whose phase bits
-// carry across tiles. The producer waits for a stage to be empty in both CTAs of the cluster,
-// announces the stage's bytes on its full barrier, and issues its A boxes (local) and its share of
-// B's boxes (multicast to both CTAs; each completes bytes on the full barrier of every CTA it
-// writes). A consumer warpgroup waits for full, issues its four wgmmas, commits them, and waits
-// for the previous k tile's group only (one group stays in flight across k tiles), then releases
-// that previous stage by arriving on the empty barrier of both CTAs. setmaxnreg gives the
-// consumers 232 registers and the producer 40.
+// carry across tiles. The producer waits for a stage to be empty in every CTA of the cluster (one
+// or two), announces the stage's bytes on its full barrier, and issues its A boxes (local) and its
+// share of B's boxes (multicast to every CTA of the cluster; each completes bytes on the full
+// barrier of every CTA it writes). A consumer warpgroup waits for full, issues its four wgmmas,
+// commits them, and waits for the previous k tile's group only (one group stays in flight across
+// k tiles), then releases that previous stage by arriving on the empty barrier of every CTA of the
+// cluster. setmaxnreg gives the consumers 232 registers and the producer 40.
 //
 // Persistent: the grid is as many clusters as fit on the GPU at once; each walks work units
 // (cluster tiles of kClusterM M tiles and one N tile, times the splits) in steps of the cluster

@@ -9,13 +9,14 @@
 // The model (plan): for every tile shape, orientation and split, an estimated time
 //   max(compute, memory) + overlap_loss * min(compute, memory) + fixup + waves * per-wave latency
 // where
-//   compute = waves * (k tiles per split) * (one k tile's flops / (an SM's peak * efficiency(bn)))
+//   compute = waves * (k tiles per split) * (one k tile's flops / (an SM's peak * the tile's efficiency))
 //   memory  = max(DRAM bytes / DRAM bandwidth, L2->SM bytes / L2 bandwidth, the busiest SM's
 //             bytes / one SM's load rate), with the split-K partials' traffic added,
 //   fixup   = per wave, a fixed cost plus every split's partial tile read by the last split,
 // and the smallest wins. Waves count units (tiles times splits, whole clusters) over the SMs. The
-// constants are the H100's published figures and rough per-SM rates; they are parameters, not
-// measured per shape, and the tests check the choices they lead to.
+// bandwidths and peak are the H100's published figures; the per-tile efficiencies and per-SM rates
+// were fitted once to timings of a dozen shapes under forced plans (docs/tuning/sm90.md). They are
+// the model's parameters, not a table of shapes, and the tests check the choices they lead to.
 #pragma once
 
 #include <algorithm>
@@ -137,8 +138,8 @@ inline double estimate_us(TileShape t, int splits, std::int64_t m, std::int64_t 
 }
 
 // The configuration the model prefers. Candidates: every tile shape that can take the operands in
-// each orientation, and every split that leaves each split at least 4 k tiles within the workspace
-// cap. Ties go to the earlier (bigger) tile, no swap, fewer splits.
+// each orientation, whole, and, for the shapes that split K, every split that leaves each split at
+// least 4 k tiles within the workspace cap. Ties go to the earlier (bigger) tile, no swap, fewer splits.
 inline Plan plan(PlanInput const& in, Machine const& mc = {}) {
   Plan best;
   best.us = -1;
