@@ -12,6 +12,12 @@
 // median_us counter is the median of the same per-launch times, and the throughput counters
 // (GB/s, TFLOP/s, pct_peak, vs_cublas) are computed from the median.
 //
+// Verification (--verification=on, the default; the CUTLASS profiler's Disposition): before a
+// kernel's row is timed, one launch on a NaN-poisoned D is compared with cuBLAS (fp64 on the host
+// where cuBLAS lacks the case) by harness::compare; the row's label carries disposition=passed,
+// incorrect (timed and reported all the same, exit status 1), not_verified (baselines, or
+// --verification=off) or failed (with the row's error).
+//
 // Sweep options take the CUTLASS-profiler list syntax ("1024:8192:1024", "1,7,127"). Flags the
 // driver does not know pass through to Google Benchmark (--benchmark_filter, _format, _out, ...).
 #include <benchmark/benchmark.h>
@@ -38,6 +44,8 @@
 #include <string_view>
 #include <tuple>
 #include <vector>
+
+#include <unistd.h>  // sysconf: the host memory a check needs
 
 #include "bench/gpu_util.hpp"
 #include "harness/harness.hpp"
@@ -94,6 +102,7 @@ struct Options {
   std::string sweep;  // --sweep: a named sweep instead of the default one
   bool has_sweep = false;
   std::string tags;  // --tags=key:value,...
+  std::string verification = "on";  // --verification=on|off
 
   // --kernels alone picks kernels out of the default sweep; the other sweep options replace it.
   bool custom_sweep() const {
@@ -362,12 +371,19 @@ struct Workspace {
   std::string key;
   std::unique_ptr<harness::CaseBuffers> bufs;
   std::unique_ptr<DeviceBytes> src, dst;
+  // The reference D of the case being verified (logical column-major, as harness::compare takes
+  // it), shared by the kernels of the case; ref_key is the case's Bench::key (alpha and beta
+  // included, which the buffers' key leaves out).
+  std::unique_ptr<std::vector<double>> ref;
+  std::string ref_key, ref_source;
 
   void reset() {
     bufs.reset();
     src.reset();
     dst.reset();
     key.clear();
+    ref.reset();
+    ref_key.clear();
   }
 };
 
@@ -387,6 +403,11 @@ struct Global {
   std::optional<std::uint64_t> free_bytes;
   int failures = 0;
   std::string first_failure;
+  bool verify = true;  // --verification
+  // Disposition of each benchmark (by name), decided once: repetitions reuse it.
+  std::map<std::string, std::string> disposition;
+  int incorrect = 0;
+  std::string first_incorrect;
 };
 Global g;
 
@@ -484,7 +505,8 @@ struct Bench {
   std::string name;  // benchmark name
   std::string nvtx;  // NVTX range name (the case name)
   std::string key;   // the case, shared by a kernel and its baselines
-  std::string label;
+  std::string label;  // as planned: dtype=...; layout=...[; out_dtype=...][; the row's own][; sweep][; tags]
+  std::size_t fields_len = 0;  // label.substr(0, fields_len): dtype, layout, out_dtype; disposition goes after
   std::string repro;  // a loom-bench command that times this case again (harness::bench_repro_command)
   bool bandwidth = true;  // throughput in GB/s (add, memcpy) or TFLOP/s (gemm)
   double work = 0;        // bytes moved or flops per launch
@@ -550,11 +572,118 @@ std::string size_fields(Problem const& p) {
   return "m=" + std::to_string(p.m) + "; n=" + std::to_string(p.n) + "; k=" + std::to_string(p.k);
 }
 
+// The row's label with its disposition after the case's own fields (dtype, layout, out_dtype):
+// "dtype=bf16; layout=rcr; disposition=passed; sweep=llm".
+std::string label_with(Bench const& b, std::string const& disposition) {
+  if (disposition.empty()) return b.label;
+  return b.label.substr(0, b.fields_len) + "; disposition=" + disposition + b.label.substr(b.fields_len);
+}
+
 void fail(benchmark::State& st, Bench const& b, std::string const& why) {
   // A failed row keeps its label: a named sweep's rows are found by it, failed ones included.
-  st.SetLabel(b.label + "; " + size_fields(b.problem));
+  st.SetLabel(label_with(b, "failed") + "; " + size_fields(b.problem));
   st.SkipWithError(why.c_str());
   if (g.failures++ == 0) g.first_failure = b.name + ": " + why;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Verification (--verification=on): before a kernel's row is timed, one launch on a NaN-poisoned
+// D is compared with the reference by harness::compare, with loom-validate's tolerances. The
+// reference is cuBLAS on the GPU where it has the case (GemmEx, f32 geam), so that 8192^3 and
+// 16384^2 stay affordable, else (f16/bf16 add, O(M N)) fp64 on the host; it is computed once per
+// case and shared by the case's kernels. Dispositions (the CUTLASS profiler's): passed,
+// incorrect, not_verified (a baseline, --verification=off, or no room on the host for the check),
+// failed (the row's launch failed: its error says why); not_supported cases have no row in a run
+// (they are left out with a note, and listed by --mode=enumerate).
+
+// What verifies a row: "cublas", "host", or "" (not verified).
+std::string reference_for(Bench const& b) {
+  if (b.kind != Kind::kernel || !g.verify) return "";
+  return harness::why_no_cublas(b.problem).empty() ? "cublas" : "host";
+}
+
+// Why the host cannot hold the check of p (the output and the reference as doubles, the download's
+// staging image, and for a host reference A, B and C as doubles), or "".
+std::string why_no_host_memory(Problem const& p, std::string const& reference) {
+  double const mn = double(p.m) * double(p.n);
+  double need = mn * (8 + 8 + loom::size_of(p.out_dtype));
+  if (reference == "host") {
+    Problem const q = loom::with_default_lds(p);
+    need += 8.0 * (double(loom::rows_a(q)) * double(loom::cols_a(q)) + double(loom::rows_b(q)) * double(loom::cols_b(q)));
+    if (p.op == OpKind::gemm) need += 8.0 * mn;
+  }
+  long const pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return "";  // unknown: try
+  double const avail = double(pages) * double(page);
+  if (need <= 0.9 * avail) return "";
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "the check needs %.1f GiB of host memory, %.1f GiB are free", need / (1 << 30),
+                avail / (1 << 30));
+  return buf;
+}
+
+void poison_async(harness::DeviceMatrix& m) {
+  if (m.base()) LOOM_CUDA(cudaMemsetAsync(m.base(), 0xFF, m.bytes(), g.stream));
+}
+
+// The reference D of b's case, computed once per case (g.ws.ref).
+std::vector<double> const& case_reference(Bench const& b, harness::CaseBuffers& buf, std::string const& reference) {
+  if (g.ws.ref && g.ws.ref_key == b.key) return *g.ws.ref;
+  g.ws.ref.reset();
+  Problem const& p = b.problem;
+  std::vector<double> ref;
+  if (reference == "cublas") {
+    // Into the case's own D (poisoned first), which the timed launches overwrite anyway: no second
+    // D on the device. C (gemm, beta != 0) is its own buffer here.
+    poison_async(buf.d);
+    harness::reference_cublas(p, buf.operands(), g.cublas, g.stream);
+    LOOM_CUDA(cudaGetLastError());
+    LOOM_CUDA(cudaStreamSynchronize(g.stream));
+    ref = harness::to_host(buf.d);
+  } else {
+    std::vector<double> const A = harness::to_host(buf.a), B = harness::to_host(buf.b);
+    std::vector<double> const C = buf.c.empty() ? std::vector<double>{} : harness::to_host(buf.c);
+    ref = harness::reference_host(p, A, B, C);
+  }
+  g.ws.ref = std::make_unique<std::vector<double>>(std::move(ref));
+  g.ws.ref_key = b.key;
+  g.ws.ref_source = reference;
+  return *g.ws.ref;
+}
+
+// The disposition of b's row (decided once per benchmark), or "" when its verification launch
+// failed (then `err` says why and the row fails).
+std::string verify(Bench const& b, std::function<std::string()> const& launch, std::string* err) {
+  if (auto it = g.disposition.find(b.name); it != g.disposition.end()) return it->second;
+  std::string const reference = reference_for(b);
+  std::string disposition = "not_verified";
+  if (!reference.empty()) {
+    if (std::string const why = why_no_host_memory(b.problem, reference); !why.empty()) {
+      std::fprintf(stderr, "loom-bench: not verifying %s: %s\n", b.name.c_str(), why.c_str());
+    } else {
+      harness::CaseBuffers& buf = case_buffers(b.problem, b.misalign);
+      LOOM_CUDA(cudaStreamSynchronize(g.stream));
+      poison_async(buf.d);
+      {
+        harness::NvtxRange range(b.nvtx);
+        *err = launch();
+      }
+      if (!err->empty()) return "";
+      LOOM_CUDA(cudaGetLastError());
+      LOOM_CUDA(cudaStreamSynchronize(g.stream));
+      std::vector<double> const out = harness::to_host(buf.d);
+      std::vector<double> const& ref = case_reference(b, buf, reference);
+      harness::ErrorStats const st = harness::compare(out, ref, b.problem.out_dtype, b.problem, harness::typical_rms(b.problem));
+      disposition = st.pass ? "passed" : "incorrect";
+      if (!st.pass) {
+        std::string const why = b.name + ": " + st.why + " (against " + (reference == "cublas" ? "cuBLAS" : "fp64 on the host") + ")";
+        std::fprintf(stderr, "loom-bench: incorrect: %s\n", why.c_str());
+        if (g.incorrect++ == 0) g.first_incorrect = why;
+      }
+    }
+  }
+  g.disposition[b.name] = disposition;
+  return disposition;
 }
 
 void run_bench(benchmark::State& st, Bench const& b) {
@@ -564,6 +693,9 @@ void run_bench(benchmark::State& st, Bench const& b) {
   st.counters["k"] = benchmark::Counter(double(b.problem.k));
   try {
     std::function<std::string()> const launch = make_launcher(b);
+    std::string err;
+    std::string const disposition = verify(b, launch, &err);
+    if (disposition.empty()) return fail(st, b, err);
     for (int i = 0; i < g.warmup; ++i) {
       std::string err;
       {
@@ -606,7 +738,7 @@ void run_bench(benchmark::State& st, Bench const& b) {
     } else if (auto it = g.baseline.find(b.key); it != g.baseline.end() && it->second > 0) {
       st.counters["vs_cublas"] = benchmark::Counter(thr / it->second);
     }
-    std::string label = b.label;
+    std::string label = label_with(b, disposition);
     if (b.kind == Kind::kernel) {  // which path ran (KernelInfo::path), for kernels that have several
       std::string const path = loom::kernel_path(*b.kernel, b.problem, case_buffers(b.problem, b.misalign).operands());
       if (!path.empty()) label = "path=" + path + (label.empty() ? "" : "; " + label);
@@ -755,6 +887,7 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
                     : flops;
       cb.peak = peak;
       cb.label = tagged(cb.label);
+      cb.fields_len = fields.size();
       cb.repro = repro(case_kernel, "cublas");
       out.push_back(cb);
     } else if (left_out) {
@@ -779,6 +912,7 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
       mc.work = 2.0 * std::floor(bytes / 2);  // copy half the bytes: each is read and written
       mc.peak = peak;
       mc.label = tagged(mc.label);
+      mc.fields_len = fields.size();
       mc.repro = repro(case_kernel, "memcpy");
       out.push_back(mc);
     }
@@ -796,6 +930,7 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
       kb.work = add ? bytes : flops;
       kb.peak = peak;
       kb.label = tagged(kb.label);
+      kb.fields_len = fields.size();
       kb.repro = repro(k->name, "");
       out.push_back(kb);
     }
@@ -853,6 +988,15 @@ int enumerate(Options const& o, std::vector<harness::Case> const& cases) {
   for (Bench const& b : benches) {
     row(b.name, "would_run", b.problem, b.label);
     std::printf("  repro: %s\n", b.repro.c_str());
+    // What the run checks the row against before timing it, and so the dispositions it can get.
+    std::string const reference = reference_for(b);
+    if (reference == "cublas")
+      std::printf("  verify: cuBLAS (disposition passed or incorrect)\n");
+    else if (reference == "host")
+      std::printf("  verify: fp64 on the host (disposition passed or incorrect)\n");
+    else
+      std::printf("  verify: none (disposition not_verified: %s)\n",
+                  b.kind != Kind::kernel ? "a baseline" : "--verification=off");
   }
   for (LeftOut const& l : left_out) row(l.name, "not_supported", l.problem, l.why);
   std::printf("enumerate: %zu benchmarks would run, %zu not_supported\n", benches.size(), left_out.size());
@@ -1053,6 +1197,11 @@ int main(int argc, char** argv) {
   app.add_option("--providers", o.providers,
                  "What to time: comma list of loom (the kernels), cublas (the baseline), memcpy (the copy "
                  "ceiling of add) (default: all three)");
+  app.add_option("--verification", o.verification,
+                 "on (default): before timing a kernel's case, launch it once on a NaN-poisoned D and compare it "
+                 "with cuBLAS (fp64 on the host where cuBLAS lacks the case), as loom-validate does; every row's "
+                 "label says its disposition (passed, incorrect, not_verified), and an incorrect one makes the exit "
+                 "status 1. off: no check (every row not_verified), e.g. for profiling");
   app.add_option("--mode", o.mode,
                  "run (default), or enumerate: list the benchmarks this command would run, and those it "
                  "leaves out (not_supported, with the reason), without running anything (no GPU needed)");
@@ -1077,7 +1226,8 @@ int main(int argc, char** argv) {
       "Every --benchmark_* flag goes to Google Benchmark (--help lists them), e.g. "
       "--benchmark_filter=REGEX --benchmark_format=json --benchmark_out=FILE --benchmark_out_format=json.\n"
       "Counters: m, n, k, median_us, GB/s or TFLOP/s, pct_peak, vs_cublas (throughput / cuBLAS's, same run). "
-      "Labels: dtype=D; layout=L, then the path, the sweep and --tags.");
+      "Labels: [path=P; ]dtype=D; layout=L; disposition=passed|incorrect|not_verified|failed, then the "
+      "baseline's note, the sweep and --tags.");
   g_app = &app;
 
   // Google Benchmark's flags are checked here first: it prints its own line and leaves a bad one in
@@ -1160,6 +1310,9 @@ int main(int argc, char** argv) {
   if (o.mode != "run" && o.mode != "enumerate") die("--mode is run or enumerate, found \"" + o.mode + "\"", 2);
   if (!o.cc.empty() && o.mode != "enumerate" && !o.repro)
     die("--compute-capability is for --mode=enumerate and --repro (a run takes the GPU's)", 2);
+  if (o.verification != "on" && o.verification != "off")
+    die("--verification is on or off, found \"" + o.verification + "\"", 2);
+  g.verify = o.verification == "on";
   if (o.mode == "enumerate" || o.repro) return enumerate(o, cases);
 
   try {
@@ -1213,6 +1366,10 @@ int main(int argc, char** argv) {
   ctx("loom_timing", "median of CUDA-event times, one launch each; L2 flushed by reading " +
                          std::to_string(g.flusher->bytes() >> 20) + " MiB before every timed launch; " +
                          std::to_string(o.warmup) + " warm-up launches");
+  ctx("loom_verification",
+      g.verify ? "on: each kernel's case launched once on a NaN-poisoned D and compared with cuBLAS (fp64 on the host "
+                 "where cuBLAS lacks it) before it is timed, loom-validate's tolerances; label disposition=..."
+               : "off: rows not_verified");
   ctx("loom_command", command);
   for (auto const& [key, value] : g.tags) ctx(("loom_tag_" + key).c_str(), value);
 
@@ -1255,10 +1412,13 @@ int main(int argc, char** argv) {
   cudaStreamDestroy(g.stream);
   benchmark::Shutdown();
 
+  if (g.incorrect > 0)
+    std::fprintf(stderr, "loom-bench: %d benchmark(s) incorrect (disposition=incorrect); first: %s\n", g.incorrect,
+                 g.first_incorrect.c_str());
   if (g.failures > 0) {
     std::fprintf(stderr, "loom-bench: %d benchmark(s) failed; first: %s\n", g.failures,
                  g.first_failure.c_str());
     return 1;
   }
-  return 0;
+  return g.incorrect > 0 ? 1 : 0;
 }

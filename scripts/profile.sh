@@ -5,8 +5,9 @@
 #
 # SHAPE is MxN (add; default 16384x16384) or MxNxK (gemm; default 4096x4096x4096). loom-bench args
 # may pick one dtype and one layout (--dtypes=f16 --layouts=rrr; default f32, ccc) or set
-# --alpha/--beta. loom-bench runs that case alone (no baselines, no warm-up, one timed launch) and
-# ncu profiles the launch inside its NVTX range, selected with --nvtx-include in the loom domain.
+# --alpha/--beta. loom-bench runs that case alone (no baselines, no warm-up, no verification launch:
+# --verification=off, one timed launch) and ncu profiles the launch inside its NVTX range, selected
+# with --nvtx-include in the loom domain.
 # --clock-control=base|none (default base, ncu's own default): base locks the GPU's clocks to their
 # base values while profiling, so that profiles compare across runs, and durations come out longer
 # than loom-bench's; none leaves the clocks as loom-bench runs them, so that ncu's duration matches
@@ -111,7 +112,7 @@ for filter in "${filters[@]}"; do
   echo "profile.sh: ncu --nvtx --nvtx-include '$filter'" | tee -a "$log" >&2
   set +e
   "$ncu" --nvtx --nvtx-include "$filter" --launch-count 1 --set "${NCU_SET:-full}" --clock-control "$clock" -f -o "$rep" \
-    "$bench" "${sweep[@]}" --warmup=0 --iterations=1 --benchmark_filter="^${case_name}(/|\$)" "${extra[@]}" \
+    "$bench" "${sweep[@]}" --warmup=0 --iterations=1 --verification=off --benchmark_filter="^${case_name}(/|\$)" "${extra[@]}" \
     >>"$log" 2>&1
   rc=$?
   set -e
