@@ -2,7 +2,8 @@
 // sweep of sizes, dtypes, layouts, scalars, padded leading dimensions and misaligned pointers.
 //
 // Exit status: 0 when no case failed, 1 when one did, 2 on bad input or when nothing can run (no
-// GPU, GPU too old); every such error is one line on stderr starting with "loom-validate: ".
+// GPU, GPU too old); every such error is one line on stderr starting with "loom-validate: ". 3 when
+// a case did not finish within --timeout (harness/watchdog.hpp: one line naming it, then _Exit).
 // The last line of the report is "validate: N passed, N failed, N skipped".
 #include <CLI/CLI.hpp>
 
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "harness/harness.hpp"
+#include "harness/watchdog.hpp"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -355,8 +357,11 @@ struct Runner {
   cudaStream_t stream = nullptr;
   RefMode ref = RefMode::automatic;
   std::uint64_t seed = 0;
+  h::Watchdog* watchdog = nullptr;
+  double timeout = 0;  // --timeout, seconds; 0: none
 
-  Record run(h::Case const& c) {
+  // not_run: the cases after this one, named by the watchdog's line should this one hang.
+  Record run(h::Case const& c, std::size_t not_run) {
     Record r;
     r.kernel = c.kernel->name;
     r.p = c.problem;
@@ -370,6 +375,11 @@ struct Runner {
       return r;
     }
     r.reference = pick_reference(ref, p);
+    // The watchdog times the case's work on the GPU: buffers, inputs, the cuBLAS reference, the
+    // kernel and the copies back. The fp64 host reference and the comparison come after it: on a
+    // large case they take minutes, and they cannot hang on the GPU.
+    h::WatchdogArm armed(*watchdog, "case " + case_name(r.kernel, p), timeout,
+                         ", " + std::to_string(not_run) + " cases not run; repro: " + r.repro);
     try {
       // Before anything of the case is allocated: one too large for the free memory is a skip with
       // the reason, not a cudaMalloc failure halfway through its buffers. The previous case's
@@ -427,7 +437,9 @@ struct Runner {
       std::vector<double> ref;
       if (r.reference == "cublas") {
         ref = h::to_host(ref_d);
+        armed.disarm();
       } else {
+        armed.disarm();
         ref = h::reference_host(p, A, B, C);
       }
       r.st = h::compare(out, ref, p.out_dtype, p, h::typical_rms(p));
@@ -612,12 +624,14 @@ int run(int argc, char** argv) {
       "Checks every registered Loom kernel against cuBLAS or an fp64 host reference.\n"
       "Lists take CUTLASS-profiler syntax: 1024, 1,7,127, 1024:8192:1024 (inclusive), or mixtures.\n"
       "An explicit list replaces the default sweep for that dimension only.\n"
-      "Exit status: 0 all passed, 1 a case failed, 2 bad input or no usable GPU.",
+      "Exit status: 0 all passed, 1 a case failed, 2 bad input or no usable GPU, 3 a case did not finish "
+      "within --timeout.",
       "loom-validate"};
   std::string kernels_s, ignore_s, op_s, dtypes_s, out_dtypes_s, layouts_s, m_s, n_s, k_s, alpha_s, beta_s, pad_s, mis_s;
-  std::string ref_s = "auto", format_s = "table", output_s, seed_s, max_cases_s, junit_s, tags_s, sweep_s;
+  std::string ref_s = "auto", format_s = "table", output_s, seed_s, max_cases_s, junit_s, tags_s, sweep_s, timeout_s;
   std::uint64_t seed = 20240601;
   std::uint64_t max_cases = h::kValidateMaxCases;
+  double timeout = h::kDefaultCaseTimeout;
   int device = 0;
   bool list = false, quiet = false, append = false;
   std::string mode_s = "run", cc_s;
@@ -663,6 +677,9 @@ int run(int argc, char** argv) {
                  "enumerate: the GPU to plan for, e.g. 90 or 9.0 (default: GPU --device's, else 90)");
   app.add_option("--max-cases", max_cases_s,
                  "Refuse a sweep of more cases than this (default: " + std::to_string(h::kValidateMaxCases) + ")");
+  app.add_option("--timeout", timeout_s,
+                 "Seconds a case may take on the GPU; one that takes longer (a hung kernel) stops the run with "
+                 "one line naming it and exit status 3; 0: no limit (default: 60)");
   // A flag takes no value: --list=2 is an error, not a yes.
   app.add_flag("--list", list, "List the registered kernels and exit")->disable_flag_override();
   app.add_flag("--quiet", quiet, "Report only failures and the summary")->disable_flag_override();
@@ -785,6 +802,13 @@ int run(int argc, char** argv) {
   if (device < 0) throw BadInput("--device: ordinal must be non-negative, found " + std::to_string(device));
   if (app.count("--seed")) seed = unsigned_option("--seed", seed_s);
   if (app.count("--max-cases")) max_cases = unsigned_option("--max-cases", max_cases_s);
+  if (app.count("--timeout")) {
+    try {
+      timeout = h::parse_timeout(timeout_s);
+    } catch (std::invalid_argument const& e) {
+      throw BadInput(std::string("--timeout: ") + e.what());
+    }
+  }
   if (!junit_s.empty()) {
     std::string const why = h::why_not_writable(junit_s);
     if (!why.empty()) throw BadInput("cannot write --junit-output file \"" + junit_s + "\": " + why);
@@ -920,13 +944,29 @@ int run(int argc, char** argv) {
   bool aborted = false;
   std::string abort_reason;
   std::vector<Record> records;  // for --junit-output
+  // A case that does not finish in time stops the process from the watchdog's thread: the report's
+  // rows so far are flushed (each is, as it is written), and --junit-output gets the cases so far
+  // and the hung one as the run's failure. The main thread is then inside the case, where it
+  // writes nothing.
+  h::Watchdog watchdog("loom-validate");
+  watchdog.on_timeout([&](std::string const& message) {
+    out.flush();
+    if (!junit_s.empty())
+      write_junit(junit_s, records, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+                  message, tags);
+  });
+  runner.watchdog = &watchdog;
+  runner.timeout = timeout;
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    Record r = runner.run(cases[i]);
+    Record r = runner.run(cases[i], cases.size() - i - 1);
     bool const failed = r.status == "fail";
     rep.record(r);
     if (!junit_s.empty()) records.push_back(r);
     if (failed) {
-      // A fault in a kernel (illegal address, ...) leaves the context unusable: stop there.
+      // A fault in a kernel (illegal address, ...) leaves the context unusable: stop there. The
+      // synchronize waits for the case's work too, so the watchdog watches it.
+      h::WatchdogArm armed(watchdog, "case " + case_name(r.kernel, r.p), timeout,
+                           ", " + std::to_string(cases.size() - i - 1) + " cases not run; repro: " + r.repro);
       cudaError_t const e = cudaDeviceSynchronize();
       if (e != cudaSuccess) {
         aborted = true;
