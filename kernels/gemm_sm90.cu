@@ -210,7 +210,7 @@ std::string check(Problem const& p) {
 KernelInfo sm90_kernel_info() {
   KernelInfo k{"sm90", OpKind::gemm, {DType::f16, DType::bf16}, 90,
                "Hopper wgmma, TMA (multicast over 2-CTA clusters), warp-specialized persistent; tile shape "
-               "(128x256, 128x128, 128x64, 128x16), split-K and swap-AB picked per problem by a model; fp32 "
+               "(128x256, 128x192, 128x128, 128x64, 128x16, 64x128, 64x64, 64x16), split-K and swap-AB picked per problem by a model; fp32 "
                "accumulation; sm80 where TMA cannot read A or B",
                check, launch};
   k.path = path;

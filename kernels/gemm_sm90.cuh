@@ -17,12 +17,13 @@
 // direct epilogue writes. The operands are never copied or transposed: wgmma reads an mn-major
 // tile through its descriptor's transpose bit.
 //
-// Tiling (Tiling<kTile>): a CTA owns a BM x BN tile of D (128x256, 128x128, 128x64 or 128x16) and
-// walks K in steps of 64. Its BM/64 consumer warpgroups each own 64 x BN (one wgmma m64nBNk16 per
-// k-step of 16, BN/2 fp32 accumulators per thread); a producer warpgroup issues the TMA loads. For
-// the wide tiles two CTAs along M form a cluster and share B's tile: each loads half of it and
-// multicasts it to both, so B crosses L2 once per cluster. The narrow tiles (a small N) run one CTA
-// per cluster and fit more stages (up to 8) in shared memory.
+// Tiling (Tiling<kTile>): a CTA owns a BM x BN tile of D (the menu of gemm_sm90_plan.hpp: BM 128
+// or 64, BN 256 down to 16) and walks K in steps of 64. Its BM/64 consumer warpgroups (two or one)
+// each own 64 x BN (one wgmma m64nBNk16 per k-step of 16, BN/2 fp32 accumulators per thread); a
+// producer warpgroup issues the TMA loads. For the wide tiles two CTAs along M form a cluster and
+// share B's tile: each loads half of it and multicasts it to both, so B crosses L2 once per
+// cluster. The narrow tiles (a small N) run one CTA per cluster and fit more stages (up to 8) in
+// shared memory.
 //
 // Split-K (Params::splits > 1): the work units are (cluster tile, split); split s computes k tiles
 // [s K/S, (s+1) K/S) of its tile, writes its fp32 partial tile to a global workspace and arrives on
@@ -157,12 +158,17 @@ template <int kTile, bool kAK, bool kBK>
 std::string tma_maps(Args const& args, CUtensorMap* a, CUtensorMap* b);
 
 // The instantiations, one translation unit each (kernels/CMakeLists.txt generates them): every
-// tile shape with every pair of majornesses it takes (a narrow B tile must be k-major).
+// tile shape with every pair of majornesses it takes (tile_takes_mn_major_b: a B tile narrower than
+// 64 rows per CTA of the cluster must be k-major).
 #define LOOM_SM90_INSTANCES(X)                                                                     \
   X(0, true, true) X(0, true, false) X(0, false, true) X(0, false, false)                          \
   X(1, true, true) X(1, true, false) X(1, false, true) X(1, false, false)                          \
   X(2, true, true) X(2, true, false) X(2, false, true) X(2, false, false)                          \
-  X(3, true, true) X(3, false, true)
+  X(3, true, true) X(3, false, true)                                                               \
+  X(4, true, true) X(4, true, false) X(4, false, true) X(4, false, false)                          \
+  X(5, true, true) X(5, false, true)                                                               \
+  X(6, true, true) X(6, false, true)                                                               \
+  X(7, true, true) X(7, false, true)
 #define LOOM_SM90_EXTERN(T, AK, BK)                                                                \
   extern template cudaError_t launch_tiling<T, AK, BK>(Args const&, bool, cudaStream_t, std::string*); \
   extern template std::string tma_maps<T, AK, BK>(Args const&, CUtensorMap*, CUtensorMap*);

@@ -11,12 +11,14 @@
 // where
 //   compute = waves * (k tiles per split) * (one k tile's flops / (an SM's peak * the tile's efficiency))
 //   memory  = max(DRAM bytes / DRAM bandwidth, L2->SM bytes / L2 bandwidth, the busiest SM's
-//             bytes / one SM's load rate), with the split-K partials' traffic added,
+//             bytes / one SM's load rate), with the split-K partials' traffic added; an SM's
+//             rate is capped, and bounded by its stages in flight over a load's latency,
 //   fixup   = per wave, a fixed cost plus every split's partial tile read by the last split,
 // and the smallest wins. Waves count units (tiles times splits, whole clusters) over the SMs. The
-// bandwidths and peak are the H100's published figures; the per-tile efficiencies and per-SM rates
-// were fitted once to timings of a dozen shapes under forced plans (docs/tuning/sm90.md). They are
-// the model's parameters, not a table of shapes, and the tests check the choices they lead to.
+// DRAM bandwidth and the peak are the H100's published figures; the L2 bandwidth, the per-tile
+// efficiencies, the per-SM rate and latency and the fixed costs were fitted to 440 timings of a
+// dozen shapes under forced plans (docs/tuning/sm90.md). They are the model's parameters, not a
+// table of shapes, and the tests check the choices they lead to.
 #pragma once
 
 #include <algorithm>
@@ -34,18 +36,29 @@ struct TileShape {
   bool split_k;       // K may be split
 };
 // The menu. 128x256: big problems; 128x128: twice the tiles; 128x64 and 128x16: a small N (a small M
-// swapped), one CTA per cluster since B's tile is small. The efficiencies are fitted to timings of
-// every shape under forced plans (docs/tuning/sm90.md); a narrow N spends wgmma's shared-memory reads
-// of A on fewer flops. 128x256 is never split: its 128 KB partial tile per CTA made every split
-// measured slower than the 128x128 tile whole.
+// swapped), one CTA per cluster since B's tile is small. The 64-row tiles (one consumer warpgroup)
+// give a problem of few 128-row tiles more CTAs without splitting K: at M = 128 on a 4096 x 4096
+// layer, 64x64 makes 128 tiles where 128x128 makes 32, and every SM streams its own panels instead
+// of a quarter of them waiting on a split-K fixup. The efficiencies are fitted to timings of every
+// shape under forced plans (docs/tuning/sm90.md); a narrow N spends wgmma's shared-memory reads of A
+// on fewer flops. 128x256 is never split: its 128 KB partial tile per CTA made every split measured
+// slower than the 128x128 tile whole. 128x192 fills the SMs where 128x256 leaves a third idle or
+// spills into a second wave (11008 columns: 58 tiles across against 43). Indices are
+// LOOM_SM90_PLAN's, so new shapes go at the end.
 inline constexpr TileShape kTileShapes[] = {{128, 256, 2, "128x256", 0.90, false},
-                                            {128, 128, 2, "128x128", 0.75, true},
-                                            {128, 64, 1, "128x64", 0.50, true},
-                                            {128, 16, 1, "128x16", 0.30, true}};
+                                            {128, 128, 2, "128x128", 0.80, true},
+                                            {128, 64, 1, "128x64", 0.45, true},
+                                            {128, 16, 1, "128x16", 0.15, true},
+                                            {64, 128, 2, "64x128", 0.55, true},
+                                            {64, 64, 2, "64x64", 0.60, true},
+                                            {64, 16, 1, "64x16", 0.30, true},
+                                            {128, 192, 2, "128x192", 0.85, false}};
 inline constexpr int kTileShapeCount = int(sizeof(kTileShapes) / sizeof(kTileShapes[0]));
 
 constexpr int kBK = 64;                 // K per stage
-constexpr int kMaxStages = 8;           // more stages measured no faster (and cost barriers)
+// More stages measured no faster, except 2-5% on 64x64 at 16 (docs/tuning/sm90.md); the model's
+// per-SM load rate is fitted to 8.
+constexpr int kMaxStages = 8;
 constexpr int kSmemLimit = 227 * 1024;  // dynamic shared memory a CTA may have on sm_90
 // The TMA-store epilogue stages D through shared memory in sub-tiles of 64 rows x 128 bytes,
 // double-buffered per consumer warpgroup.
@@ -53,9 +66,9 @@ constexpr int kEpiBuffers = 2, kEpiBufferBytes = 64 * 128;
 
 // The TMA-store epilogue stores sub-tiles of 128 bytes of a row: bn must hold whole ones of every
 // output type (64 bf16/f16, 32 f32). An mn-major B tile is loaded in 64-row blocks (the 128-byte
-// swizzle's width), so the same holds for an mn-major B.
+// swizzle's width), and the cluster's CTAs share them out, so each must get whole blocks.
 constexpr bool tile_has_tma_store(TileShape t) { return t.bn % 64 == 0; }
-constexpr bool tile_takes_mn_major_b(TileShape t) { return t.bn % 64 == 0; }
+constexpr bool tile_takes_mn_major_b(TileShape t) { return t.bn % (64 * t.cluster_m) == 0; }
 constexpr int tile_consumers(TileShape t) { return t.bm / 64; }
 constexpr int tile_stage_bytes(TileShape t) { return (t.bm + t.bn) * kBK * 2; }
 constexpr int tile_epilogue_bytes(TileShape t) {
@@ -85,18 +98,19 @@ struct PlanInput {
   bool d_tma = true;    // D can take the TMA-store epilogue (aligned, beta == 0), unswapped
 };
 
-// The machine the model assumes (H100 SXM): dense bf16/f16 tensor peak and 132 SMs, HBM3 and L2
-// bandwidth (published), and per-SM rates fitted like the efficiencies: what one SM's TMA loads
-// stream, the split-K fixup's fixed cost and rate per wave, and the fixed cost of a wave (pipeline
-// fill from cold L2, epilogue drain).
+// The machine the model assumes (H100 SXM): dense bf16/f16 tensor peak and 132 SMs and HBM3
+// bandwidth (published); the L2 -> SM bandwidth and per-SM rates fitted like the efficiencies:
+// what one SM's TMA loads stream at most and their latency, the split-K fixup's fixed cost and
+// rate per wave, and the fixed cost of a wave (pipeline fill from cold L2, epilogue drain).
 struct Machine {
   double peak_flops = 989e12;
   double dram_bw = 3.0e12;
-  double l2_bw = 5.5e12;
-  double sm_load_bw = 85e9;
-  double fixup_us = 0.5;
-  double fixup_bw = 80e9;
-  double wave_us = 5.0;
+  double l2_bw = 9e12;
+  double sm_load_bw = 100e9;
+  double load_latency_us = 2.0;  // a stage's TMA round trip: the stages in flight bound an SM's rate
+  double fixup_us = 1.0;
+  double fixup_bw = 35e9;
+  double wave_us = 4.0;
   double overlap_loss = 0.1;  // the share of the smaller of compute and memory time not hidden
   std::int64_t workspace_cap = std::int64_t(256) << 20;  // split-K partials, bytes
 };
@@ -131,9 +145,12 @@ inline double estimate_us(TileShape t, int splits, std::int64_t m, std::int64_t 
     l2 += double(tiles_m * tiles_n) * partial * 2 * splits;  // every split writes, the last reads all
     fixup = double(waves) * (mc.fixup_us + partial * splits / mc.fixup_bw * 1e6);
   }
-  // One SM streams at most sm_load_bw: a problem on few SMs cannot reach the DRAM bandwidth.
+  // One SM streams at most sm_load_bw, and no more than its stages in flight per load latency: a
+  // problem on few SMs cannot reach the DRAM bandwidth, and a small tile's shallow ring less so.
   double const per_sm = double(waves) * double(ceil_div(k_tiles, splits)) * kBK * 2.0 * (t.bm + t.bn);
-  double const memory = std::max({dram / mc.dram_bw, l2 / mc.l2_bw, per_sm / mc.sm_load_bw}) * 1e6;
+  double const in_flight = double(tile_stages(t)) * double(tile_stage_bytes(t));
+  double const sm_rate = std::min(mc.sm_load_bw, in_flight / (mc.load_latency_us * 1e-6));
+  double const memory = std::max({dram / mc.dram_bw, l2 / mc.l2_bw, per_sm / sm_rate}) * 1e6;
   return std::max(compute, memory) + mc.overlap_loss * std::min(compute, memory) + fixup + double(waves) * mc.wave_us;
 }
 

@@ -49,6 +49,15 @@ TEST(Sm90Plan, FewTilesSplitK) {
   EXPECT_EQ(plan_of(128, 4096, 256).splits, 1);
 }
 
+TEST(Sm90Plan, FewTilesTakeHalfHeightTilesBeforeSplitting) {
+  // 256 x 4096: 128x128 makes 64 tiles for 132 SMs; 64x128 makes 128 whole ones, no fixup.
+  Plan const p = plan_of(256, 4096, 4096);
+  EXPECT_EQ(kTileShapes[p.tile].bm, 64) << describe(p);
+  EXPECT_EQ(p.splits, 1) << describe(p);
+  // 11008 columns: 128x192 fills one wave of clusters where 128x256 leaves a third of them idle.
+  EXPECT_EQ(std::string(kTileShapes[plan_of(256, 11008, 4096).tile].name), "128x192");
+}
+
 TEST(Sm90Plan, NarrowTilesNeedAKMajorB) {
   // ccc with a small M: B (as the kernel sees it after the swap) is mn-major, so no 128x16.
   for (std::int64_t m : {1, 16, 64}) {
