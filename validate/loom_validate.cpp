@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "harness/fault.hpp"
 #include "harness/harness.hpp"
 #include "harness/watchdog.hpp"
 
@@ -359,6 +360,7 @@ struct Runner {
   std::uint64_t seed = 0;
   h::Watchdog* watchdog = nullptr;
   double timeout = 0;  // --timeout, seconds; 0: none
+  h::Fault fault = h::Fault::none;  // --inject-fault: launched in place of the kernel (a testing aid)
 
   // not_run: the cases after this one, named by the watchdog's line should this one hang.
   Record run(h::Case const& c, std::size_t not_run) {
@@ -423,7 +425,8 @@ struct Runner {
 
       {
         h::NvtxRange range(case_name(r.kernel, p));
-        std::string const err = run_kernel(*c.kernel, p, ops, stream, dev.cc);
+        std::string const err =
+            fault != h::Fault::none ? h::launch_fault(fault, stream) : run_kernel(*c.kernel, p, ops, stream, dev.cc);
         if (!err.empty()) {
           r.status = "fail";
           r.reason = one_line(err);
@@ -628,7 +631,8 @@ int run(int argc, char** argv) {
       "within --timeout.",
       "loom-validate"};
   std::string kernels_s, ignore_s, op_s, dtypes_s, out_dtypes_s, layouts_s, m_s, n_s, k_s, alpha_s, beta_s, pad_s, mis_s;
-  std::string ref_s = "auto", format_s = "table", output_s, seed_s, max_cases_s, junit_s, tags_s, sweep_s, timeout_s;
+  std::string ref_s = "auto", format_s = "table", output_s, seed_s, max_cases_s, junit_s, tags_s, sweep_s, timeout_s,
+      fault_s;
   std::uint64_t seed = 20240601;
   std::uint64_t max_cases = h::kValidateMaxCases;
   double timeout = h::kDefaultCaseTimeout;
@@ -680,6 +684,10 @@ int run(int argc, char** argv) {
   app.add_option("--timeout", timeout_s,
                  "Seconds a case may take on the GPU; one that takes longer (a hung kernel) stops the run with "
                  "one line naming it and exit status 3; 0: no limit (default: 60)");
+  // A testing aid, left out of --help (validate/README.md): the GPU tests of the watchdog and of a
+  // lost context launch a kernel that hangs or faults in place of each case's kernel.
+  app.add_option("--inject-fault", fault_s, "Testing aid: hang, trap or illegal-address in place of each case's kernel")
+      ->group("");
   // A flag takes no value: --list=2 is an error, not a yes.
   app.add_flag("--list", list, "List the registered kernels and exit")->disable_flag_override();
   app.add_flag("--quiet", quiet, "Report only failures and the summary")->disable_flag_override();
@@ -687,6 +695,11 @@ int run(int argc, char** argv) {
     for (char const* flag : {"--list=", "--quiet=", "--append="})
       if (std::string_view(argv[i]).rfind(flag, 0) == 0)
         throw BadInput(std::string(flag, std::strlen(flag) - 1) + " takes no value, found \"" + argv[i] + "\"");
+  // CLI11 names an option of no group "" in its errors: a missing value is caught here.
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view const a = argv[i];
+        a == "--inject-fault=" || (a == "--inject-fault" && (i + 1 == argc || argv[i + 1][0] == '-')))
+      throw BadInput("--inject-fault: expected hang, trap or illegal-address, found no value");
   try {
     app.parse(argc, argv);
   } catch (CLI::ParseError const& e) {
@@ -807,6 +820,14 @@ int run(int argc, char** argv) {
       timeout = h::parse_timeout(timeout_s);
     } catch (std::invalid_argument const& e) {
       throw BadInput(std::string("--timeout: ") + e.what());
+    }
+  }
+  h::Fault fault = h::Fault::none;
+  if (app.count("--inject-fault")) {
+    try {
+      fault = h::parse_fault(fault_s);
+    } catch (std::invalid_argument const& e) {
+      throw BadInput(std::string("--inject-fault: ") + e.what());
     }
   }
   if (!junit_s.empty()) {
@@ -957,6 +978,7 @@ int run(int argc, char** argv) {
   });
   runner.watchdog = &watchdog;
   runner.timeout = timeout;
+  runner.fault = fault;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     Record r = runner.run(cases[i], cases.size() - i - 1);
     bool const failed = r.status == "fail";
@@ -967,11 +989,11 @@ int run(int argc, char** argv) {
       // synchronize waits for the case's work too, so the watchdog watches it.
       h::WatchdogArm armed(watchdog, "case " + case_name(r.kernel, r.p), timeout,
                            ", " + std::to_string(cases.size() - i - 1) + " cases not run; repro: " + r.repro);
-      cudaError_t const e = cudaDeviceSynchronize();
-      if (e != cudaSuccess) {
+      // Every CUDA call after it fails alike (loom-bench stops the same way).
+      if (std::string const why = h::why_context_lost(); !why.empty()) {
         aborted = true;
-        abort_reason = "CUDA context lost after " + case_name(r.kernel, r.p) + " (" + cudaGetErrorString(e) +
-                       "); " + std::to_string(cases.size() - i - 1) + " cases not run";
+        abort_reason = "CUDA context lost after " + case_name(r.kernel, r.p) + " (" + why + "); " +
+                       std::to_string(cases.size() - i - 1) + " cases not run";
         break;
       }
     }
