@@ -39,6 +39,7 @@
 #include <memory>
 #include <optional>
 #include <regex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -48,7 +49,9 @@
 #include <unistd.h>  // sysconf: the host memory a check needs
 
 #include "bench/gpu_util.hpp"
+#include "harness/fault.hpp"
 #include "harness/harness.hpp"
+#include "harness/watchdog.hpp"
 #include "kernels/registry.hpp"
 
 namespace {
@@ -411,6 +414,20 @@ struct Global {
 };
 Global g;
 
+// --timeout and --inject-fault (harness/watchdog.hpp, harness/fault.hpp). Each run of a benchmark
+// (its buffers, warm-up and timed launches) is watched: a hung kernel ends the process with one
+// line naming the benchmark, exit status 3. A kernel fault that loses the CUDA context stops the
+// run as loom-validate's does: every later CUDA call would fail, so the benchmarks after it are
+// not run, each a failed row that says so, and the run ends with one line counting them.
+struct Guard {
+  double timeout = harness::kDefaultCaseTimeout;  // seconds per run of a benchmark; 0: none
+  harness::Fault fault = harness::Fault::none;
+  std::string lost;               // "CUDA context lost after NAME (why)", once it is
+  std::set<std::string> not_run;  // the benchmarks after it
+};
+Guard guard;
+harness::Watchdog watchdog("loom-bench");
+
 std::string problem_key(Problem const& p, int misalign) {
   char buf[256];
   std::snprintf(buf, sizeof buf, "%s|%s|%s|%s|%lld|%lld|%lld|%lld|%lld|%lld|%d", loom::to_string(p.op),
@@ -584,6 +601,28 @@ void fail(benchmark::State& st, Bench const& b, std::string const& why) {
   st.SetLabel(label_with(b, "failed") + "; " + size_fields(b.problem));
   st.SkipWithError(why.c_str());
   if (g.failures++ == 0) g.first_failure = b.name + ": " + why;
+  // A fault in a kernel (illegal address, trap) leaves the context unusable: the rest is not run.
+  if (guard.lost.empty())
+    if (std::string const lost = harness::why_context_lost(); !lost.empty())
+      guard.lost = "CUDA context lost after " + b.name + " (" + lost + ")";
+}
+
+// A benchmark after a lost context: a failed row that says why, and nothing launched.
+void not_run(benchmark::State& st, Bench const& b) {
+  st.SetLabel(label_with(b, "failed") + "; " + size_fields(b.problem));
+  st.SkipWithError(("not run: " + guard.lost).c_str());
+  guard.not_run.insert(b.name);
+}
+
+// --inject-fault: the benchmark's first launch is the fault's kernel instead, on the same stream.
+std::function<std::string()> with_fault(std::function<std::string()> launch) {
+  if (guard.fault == harness::Fault::none) return launch;
+  auto first = std::make_shared<bool>(true);
+  return [launch, first]() -> std::string {
+    if (!*first) return launch();
+    *first = false;
+    return harness::launch_fault(guard.fault, g.stream);
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -687,12 +726,14 @@ std::string verify(Bench const& b, std::function<std::string()> const& launch, s
 }
 
 void run_bench(benchmark::State& st, Bench const& b) {
+  if (!guard.lost.empty()) return not_run(st, b);
+  harness::WatchdogArm armed(watchdog, "benchmark " + b.name, guard.timeout, "; repro: " + b.repro);
   // The case's size as numbers, so that a consumer of the JSON need not parse the name.
   st.counters["m"] = benchmark::Counter(double(b.problem.m));
   st.counters["n"] = benchmark::Counter(double(b.problem.n));
   st.counters["k"] = benchmark::Counter(double(b.problem.k));
   try {
-    std::function<std::string()> const launch = make_launcher(b);
+    std::function<std::string()> const launch = with_fault(make_launcher(b));
     std::string err;
     std::string const disposition = verify(b, launch, &err);
     if (disposition.empty()) return fail(st, b, err);
@@ -1183,6 +1224,16 @@ int main(int argc, char** argv) {
   app.add_option("--iterations", o.iterations,
                  "Exactly this many timed launches per benchmark (default: by time)")
       ->check(CLI::Range(std::int64_t(0), std::int64_t(1000000000)));
+  std::string timeout_s, fault_s;
+  auto* o_timeout = app.add_option(
+      "--timeout", timeout_s,
+      "Seconds one run of a benchmark (its warm-up and timed launches) may take; one that takes longer (a hung "
+      "kernel) stops loom-bench with one line naming it and exit status 3; 0: no limit (default: 60)");
+  // A testing aid, left out of --help (bench/README.md): the GPU tests of the watchdog and of a
+  // lost context launch a kernel that hangs or faults in place of each benchmark's first launch.
+  auto* o_fault = app.add_option("--inject-fault", fault_s,
+                                 "Testing aid: hang, trap or illegal-address in place of each benchmark's first launch")
+                      ->group("");
   app.add_option("--device", o.device, "CUDA device ordinal (default: 0)")->check(CLI::Range(0, 1023));
   app.add_option("--tags", o.tags,
                  "key:value[,key:value...]: constant fields added to every row's label as key=value (and to the "
@@ -1238,6 +1289,11 @@ int main(int argc, char** argv) {
     for (char const* flag : {"--list-kernels=", "--list=", "--repro="})
       if (std::string_view(argv[i]).rfind(flag, 0) == 0)
         die(std::string(flag, std::strlen(flag) - 1) + " takes no value, found \"" + argv[i] + "\"", 2);
+  // CLI11 names an option of no group "" in its errors: a missing value is caught here.
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view const a = argv[i];
+        a == "--inject-fault=" || (a == "--inject-fault" && (i + 1 == argc || argv[i + 1][0] == '-')))
+      die("--inject-fault: expected hang, trap or illegal-address, found no value", 2);
   // Google Benchmark takes its flags out of argv first; CLI11 then gets the rest, strictly.
   benchmark::Initialize(&argc, argv, print_help);
   try {
@@ -1249,6 +1305,20 @@ int main(int argc, char** argv) {
   // CLI11's range check lets NaN through (every comparison with it is false).
   if (!(o.min_time >= 1e-6 && o.min_time <= 3600.0))
     die("--min-time: expected seconds in [1e-06, 3600], found " + fmt("%g", o.min_time), 2);
+  if (o_timeout->count() > 0) {
+    try {
+      guard.timeout = harness::parse_timeout(timeout_s);
+    } catch (std::invalid_argument const& e) {
+      die(std::string("--timeout: ") + e.what(), 2);
+    }
+  }
+  if (o_fault->count() > 0) {
+    try {
+      guard.fault = harness::parse_fault(fault_s);
+    } catch (std::invalid_argument const& e) {
+      die(std::string("--inject-fault: ") + e.what(), 2);
+    }
+  }
   o.has_kernels = o_kernels->count() > 0;
   o.has_dtypes = o_dtypes->count() > 0;
   o.has_layouts = o_layouts->count() > 0;
@@ -1386,6 +1456,11 @@ int main(int argc, char** argv) {
       bm->MinTime(o.min_time);
   }
 
+  // A hung kernel: Google Benchmark's rows so far are flushed (its --benchmark_out file is its own).
+  watchdog.on_timeout([](std::string const&) {
+    std::cout.flush();
+    std::fflush(stdout);
+  });
   benchmark::RunSpecifiedBenchmarks();
 
   // Throttling: the SM clock just after the run against the one at start, and the driver's reasons.
@@ -1415,6 +1490,11 @@ int main(int argc, char** argv) {
   if (g.incorrect > 0)
     std::fprintf(stderr, "loom-bench: %d benchmark(s) incorrect (disposition=incorrect); first: %s\n", g.incorrect,
                  g.first_incorrect.c_str());
+  if (!guard.lost.empty()) {
+    std::fprintf(stderr, "loom-bench: %s; %d benchmark(s) failed, %zu not run\n", guard.lost.c_str(), g.failures,
+                 guard.not_run.size());
+    return 1;
+  }
   if (g.failures > 0) {
     std::fprintf(stderr, "loom-bench: %d benchmark(s) failed; first: %s\n", g.failures,
                  g.first_failure.c_str());
