@@ -47,9 +47,13 @@ for a in "$@"; do
     --kernels=* | --m=* | --n=* | --k=* | --warmup=* | --iterations=* | --benchmark_filter=*)
       echo "profile.sh: $a is set by profile.sh (give KERNEL and SHAPE instead)" >&2
       exit 2 ;;
+    --timeout=*) timeout_set=1; extra+=("$a") ;;
     *) extra+=("$a") ;;
   esac
 done
+# Under ncu a launch is replayed once per metric pass: a case gets 10 minutes, not loom-bench's 60 s,
+# before its watchdog calls it hung (unless --timeout is given).
+[[ -n ${timeout_set:-} ]] || extra+=(--timeout=600)
 if [[ $dtype == *,* || $layout == *,* ]]; then
   echo "profile.sh: profile one dtype and one layout at a time (got --dtypes=$dtype --layouts=$layout)" >&2
   exit 2

@@ -49,6 +49,10 @@ if [[ $# -eq 0 ]] && [[ $(nvidia-smi --query-gpu=compute_cap --format=csv,nohead
   sweeps+=("--kernels=sm90 --dtypes=bf16 --layouts=rcr,ccc --m=16,64,256 --n=2048 --k=2048 --beta=0,0.5 --reference=host --quiet")
 fi
 
+# compute-sanitizer slows kernels down 10 to 100 times: a case gets 30 minutes, not loom-validate's
+# 60 s, before its watchdog calls it hung (unless the arguments give --timeout).
+timeout_arg=(--timeout=1800)
+[[ " $* " != *" --timeout="* ]] || timeout_arg=()
 mkdir -p results
 status=0
 for tool in ${TOOLS:-memcheck racecheck synccheck initcheck}; do
@@ -58,7 +62,7 @@ for tool in ${TOOLS:-memcheck racecheck synccheck initcheck}; do
   for sweep in "${sweeps[@]}"; do
     set +e
     # shellcheck disable=SC2086
-    "$cs" --tool "$tool" --error-exitcode 1 ${SANITIZER_ARGS:-} "$validate" $sweep >>"$log" 2>&1
+    "$cs" --tool "$tool" --error-exitcode 1 ${SANITIZER_ARGS:-} "$validate" "${timeout_arg[@]}" $sweep >>"$log" 2>&1
     r=$?
     set -e
     [[ $r -eq 0 ]] || rc=$r
