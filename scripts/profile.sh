@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Profile one kernel launch with Nsight Compute (ncu). Needs a CUDA GPU and ncu.
 #
-#   scripts/profile.sh KERNEL [SHAPE] [loom-bench args...]
+#   scripts/profile.sh KERNEL [SHAPE] [--baseline] [loom-bench args...]
+#
+# --baseline profiles cuBLAS's call for the same case instead (the row "cublas/..." that loom-bench
+# times beside KERNEL: GemmEx for gemm, geam for add), every kernel it launches (a split-K call
+# launches two), into files named after that row (profile_cublas_...), so that the two reports can
+# be opened side by side in ncu-ui or diffed with `ncu --import A --page details`.
 #
 # SHAPE is MxN (add; default 16384x16384) or MxNxK (gemm; default 4096x4096x4096). loom-bench args
 # may pick one dtype and one layout (--dtypes=f16 --layouts=rrr; default f32, ccc) or set
@@ -13,7 +18,8 @@
 # than loom-bench's; none leaves the clocks as loom-bench runs them, so that ncu's duration matches
 # loom-bench's median_us.
 # Writes, in results/, named after the case (CASE = KERNEL_DTYPE_LAYOUT_SHAPE, e.g.
-# sm90_bf16_rcr_4096x4096x4096), so that profiles of other shapes do not overwrite it:
+# sm90_bf16_rcr_4096x4096x4096; cublas_... with --baseline), so that profiles of other shapes do
+# not overwrite it:
 #   profile_CASE.ncu-rep   the report (open with ncu-ui, or ncu --import)
 #   profile_CASE.txt       short summary: duration, DRAM bandwidth (FLOP/s for gemm), occupancy,
 #                          top warp stalls, shared-memory bank conflicts (printed too)
@@ -36,9 +42,14 @@ fi
 dtype=f32
 layout=ccc
 clock=base
+baseline=0
 extra=()
 for a in "$@"; do
   case $a in
+    --baseline) baseline=1 ;;
+    --providers=*)
+      echo "profile.sh: $a is set by profile.sh (--baseline profiles cuBLAS instead of KERNEL)" >&2
+      exit 2 ;;
     --dtypes=*) dtype=${a#--dtypes=} ;;
     --layouts=*) layout=${a#--layouts=} ;;
     --clock-control=*)
@@ -89,19 +100,29 @@ IFS=x read -r m n k <<<"$shape"
 k=${k:-$m}
 sweep=(--kernels="$kernel" --dtypes="$dtype" --layouts="$layout" --m="$m" --n="$n")
 [[ $op == add ]] || sweep+=(--k="$k")
+# The row to profile: KERNEL's, or with --baseline the cuBLAS row loom-bench times beside it.
+row=$kernel
+launches=1
+if [[ $baseline == 1 ]]; then
+  row=cublas
+  launches=8  # every kernel of the one call (ncu stops at the NVTX range's end)
+  sweep+=(--providers=cublas)
+else
+  sweep+=(--providers=loom)
+fi
 
 # The exact case name (and so the NVTX range) as loom-bench spells it, e.g. add/f32/ccc/16384x16384x0.
 case_name=$("$bench" "${sweep[@]}" "${extra[@]}" --benchmark_list_tests=true 2>/dev/null |
-  grep "^$kernel/" | head -n1 | cut -d/ -f1-4) || true
+  grep "^$row/" | head -n1 | cut -d/ -f1-4) || true
 if [[ -z $case_name ]]; then
-  echo "profile.sh: loom-bench has no case $kernel/$dtype/$layout/$shape; its output:" >&2
+  echo "profile.sh: loom-bench has no case $row/$dtype/$layout/$shape; its output:" >&2
   "$bench" "${sweep[@]}" "${extra[@]}" --benchmark_list_tests=true >&2 || true
   exit 1
 fi
 
 out=results
 mkdir -p "$out"
-base=$out/profile_${kernel}_${dtype}_${layout}_$shape
+base=$out/profile_${row}_${dtype}_${layout}_$shape
 rep=$base.ncu-rep
 log=$base.log
 : >"$log"
@@ -115,7 +136,7 @@ for filter in "${filters[@]}"; do
   rm -f "$rep" "$base.ncu-repz"
   echo "profile.sh: ncu --nvtx --nvtx-include '$filter'" | tee -a "$log" >&2
   set +e
-  "$ncu" --nvtx --nvtx-include "$filter" --launch-count 1 --set "${NCU_SET:-full}" --clock-control "$clock" -f -o "$rep" \
+  "$ncu" --nvtx --nvtx-include "$filter" --launch-count "$launches" --set "${NCU_SET:-full}" --clock-control "$clock" -f -o "$rep" \
     "$bench" "${sweep[@]}" --warmup=0 --iterations=1 --verification=off --benchmark_filter="^${case_name}(/|\$)" "${extra[@]}" \
     >>"$log" 2>&1
   rc=$?
