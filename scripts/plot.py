@@ -509,7 +509,10 @@ def header(ctx, json_path, command):
         f"CUDA runtime {get('loom_cuda_runtime')}, cuBLAS {get('loom_cublas')}",
         f"- Peaks: {get('loom_peaks')}",
         f"- Timing: {get('loom_timing')}",
-        f"- Host: {get('host_name')}, Google Benchmark library built as {get('library_build_type')}",
+        f"- Host: {get('host_name')}, Google Benchmark library built as {get('library_build_type')}"
+        + (" (the library's own code: it only drives the loop and records the CUDA-event times loom-bench "
+           "hands it; the timed kernels are Loom's Release build and cuBLAS)"
+           if get('library_build_type') == 'debug' else ""),
         "",
         "Columns: *median µs* is the median time of one launch (CUDA events); *GB/s* counts two reads "
         "and one write per element of add, *TFLOP/s* 2·M·N·K for gemm, both from the median; "
