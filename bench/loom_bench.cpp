@@ -6,11 +6,19 @@
 // bandwidth-bound ops, "memcpy_d2d/..." moving the same number of bytes. The kernel's vs_cublas
 // counter divides its throughput by the baseline's, measured moments before in the same process.
 //
-// Timing: warm-up launches, then per iteration: flush L2 (read a buffer of twice its size), record
-// a CUDA event, launch inside the case's NVTX range, record a second event, synchronize, and hand
-// the event time to Google Benchmark (manual time). Google Benchmark reports the mean; the
-// median_us counter is the median of the same per-launch times, and the throughput counters
-// (GB/s, TFLOP/s, pct_peak, vs_cublas) are computed from the median.
+// Timing (nvbench's cold measurement, driven by Google Benchmark): each benchmark runs exactly one
+// Google Benchmark iteration (Iterations(1)), and that iteration is one whole measurement: warm-up
+// launches, then samples, each an L2 flush (read a buffer of twice its size), a CUDA event, the
+// launch inside the case's NVTX range, a second event, a synchronize, and the SM clock read through
+// NVML. A sample taken with the SM clock below --throttle-threshold (75%) of the highest SM clock
+// is discarded and taken again. Sampling stops when at least --min-samples samples and --min-time
+// seconds of them are kept and their noise (noise_pct: the relative standard error of the median,
+// from the MAD) is at most --max-noise percent, or after --max-time seconds; --iterations=N keeps
+// exactly N. The iteration's manual time is the median launch (so Google Benchmark's Time is the
+// median, and --benchmark_repetitions repeats whole measurements); --benchmark_min_time sets
+// --min-time ("100x": --iterations). Counters: samples, noise_pct, min_us, median_us,
+// throttled_discarded and sm_mhz (where NVML reads the clock), and the throughput (GB/s, TFLOP/s,
+// pct_peak, vs_cublas) from the median.
 //
 // Verification (--verification=on, the default; the CUTLASS profiler's Disposition): before a
 // kernel's row is timed, one launch on a NaN-poisoned D is compared with cuBLAS (fp64 on the host
@@ -27,6 +35,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -97,6 +106,8 @@ struct Options {
   int warmup = 3;
   double min_time = 0.2;
   std::int64_t iterations = 0;
+  int min_samples = 10;
+  double max_noise = 0.5, max_time = 10, throttle_threshold = 75;
   int device = 0;
   bool list_kernels = false, list = false, repro = false;
   std::uint64_t max_cases = harness::kBenchMaxCases;
@@ -390,8 +401,21 @@ struct Workspace {
   }
 };
 
+// How each benchmark samples (measure()).
+struct Sampling {
+  std::int64_t iterations = 0;  // --iterations: exactly this many samples (0: by the criteria below)
+  int min_samples = 10;         // --min-samples
+  double min_time = 0.2;        // --min-time: seconds of kept samples at least
+  double max_noise = 0.5;       // --max-noise: percent (noise_pct)
+  double max_time = 10;         // --max-time: seconds of sampling (wall clock) at most
+  bool read_clock = false;      // NVML reads the SM clock
+  int throttle_mhz = 0;         // samples below this SM clock are discarded (0: none)
+};
+
 struct Global {
   harness::DeviceInfo info;
+  Sampling sampling;
+  int discarded = 0;  // throttled samples discarded over the run
   cudaStream_t stream = nullptr;
   cublasHandle_t cublas = nullptr;
   std::unique_ptr<loom::bench::L2Flusher> flusher;
@@ -725,6 +749,102 @@ std::string verify(Bench const& b, std::function<std::string()> const& launch, s
   return disposition;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Measurement (nvbench's cold measurement): per sample an L2 flush, then one launch between two
+// CUDA events; samples until the noise criterion is met or the time is up.
+
+// Noise of a measurement, in percent: the relative standard error of the median of the samples,
+// estimated robustly, 100 * 1.2533 * 1.4826 * MAD / sqrt(n) / median (MAD: the median absolute
+// deviation from the median; 1.4826 * MAD estimates the standard deviation of normal samples, and
+// the median of n of them has a standard error 1.2533 times the mean's, sigma / sqrt(n)). It is
+// the uncertainty of the reported median_us, so it falls as samples accrue, and an outlier (a
+// launch delayed by the host) does not inflate it. NaN below two samples.
+double noise_pct(std::vector<double> const& v) {
+  if (v.size() < 2) return std::nan("");
+  double const med = median(v);
+  std::vector<double> dev(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) dev[i] = std::fabs(v[i] - med);
+  double const mad = median(std::move(dev));
+  return med > 0 ? 100.0 * 1.2533 * 1.4826 * mad / std::sqrt(double(v.size())) / med : std::nan("");
+}
+
+struct Measurement {
+  std::vector<double> ms;  // the kept samples, milliseconds each
+  double noise = std::nan("");
+  int discarded = 0;  // samples taken below the clock threshold, discarded and taken again
+  double sm_mhz = 0;  // median SM clock of the kept samples (NVML), 0 when unknown
+  bool all_throttled = false;  // max-time ran out before a sample above the threshold: these are the throttled ones
+};
+
+// Samples b (launch) until, with --iterations=N, N samples are kept; else until at least
+// --min-samples samples and --min-time seconds of them are kept and their noise is at most
+// --max-noise percent (checked as the count grows by a tenth, not after every sample), or
+// --max-time seconds of sampling (wall clock) have passed. After each sample the SM clock is read
+// through NVML; a sample taken below the threshold (--throttle-threshold percent of the highest SM
+// clock) is discarded and taken again, within --max-time. "" in *err, or why a launch failed.
+Measurement measure(Bench const& b, std::function<std::string()> const& launch, std::string* err) {
+  Sampling const& s = g.sampling;
+  harness::Timer timer(g.stream);
+  Measurement m;
+  std::vector<double> throttled;
+  std::vector<int> clocks, throttled_clocks;
+  double total_s = 0;
+  std::size_t next_check = 0;
+  auto const t0 = std::chrono::steady_clock::now();
+  for (;;) {
+    LOOM_CUDA(g.flusher->flush(g.stream));
+    timer.start();
+    {
+      harness::NvtxRange range(b.nvtx);
+      *err = launch();
+    }
+    timer.stop();
+    if (!err->empty()) return m;
+    double const t = timer.elapsed_ms();  // synchronizes: an asynchronous fault throws here
+    int const clk = s.read_clock ? harness::sm_clock_mhz(g.info.ordinal) : -1;
+    if (clk > 0 && clk < s.throttle_mhz) {
+      ++m.discarded;
+      throttled.push_back(t);
+      throttled_clocks.push_back(clk);
+    } else {
+      m.ms.push_back(t);
+      clocks.push_back(clk);
+      total_s += t * 1e-3;
+    }
+    std::size_t const n = m.ms.size();
+    bool const timed_out =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() >= s.max_time;
+    if (s.iterations > 0) {
+      if (n >= std::size_t(s.iterations)) break;
+      // Re-measuring throttled samples stops at --max-time, once as many launches as asked are done.
+      if (timed_out && n + throttled.size() >= std::size_t(s.iterations)) break;
+      continue;
+    }
+    if (n >= std::size_t(s.min_samples) && n >= 2 && total_s >= s.min_time && n >= next_check) {
+      m.noise = noise_pct(m.ms);
+      if (m.noise <= s.max_noise) break;
+      next_check = n + std::max<std::size_t>(1, n / 10);
+    }
+    if (timed_out) break;
+  }
+  if (m.ms.empty()) {  // every sample throttled until --max-time: time with those, and say so
+    m.ms = std::move(throttled);
+    clocks = std::move(throttled_clocks);
+    m.all_throttled = true;
+    std::fprintf(stderr,
+                 "loom-bench: warning: %s: every sample was taken below the clock threshold of %d MHz until "
+                 "--max-time; timed with those (sm_mhz)\n",
+                 b.name.c_str(), s.throttle_mhz);
+  }
+  m.noise = noise_pct(m.ms);
+  std::vector<double> clk;
+  for (int c : clocks)
+    if (c > 0) clk.push_back(c);
+  m.sm_mhz = median(clk);
+  g.discarded += m.all_throttled ? 0 : m.discarded;
+  return m;
+}
+
 void run_bench(benchmark::State& st, Bench const& b) {
   if (!guard.lost.empty()) return not_run(st, b);
   harness::WatchdogArm armed(watchdog, "benchmark " + b.name, guard.timeout, "; repro: " + b.repro);
@@ -747,30 +867,29 @@ void run_bench(benchmark::State& st, Bench const& b) {
     }
     LOOM_CUDA(cudaStreamSynchronize(g.stream));
 
-    harness::Timer timer(g.stream);
-    std::vector<double> ms;
+    // One Google Benchmark iteration (Iterations(1)) is one whole measurement: samples until the
+    // stop criterion (measure()); its manual time is the median launch.
+    Measurement m;
     for (auto _ : st) {
-      LOOM_CUDA(g.flusher->flush(g.stream));
-      timer.start();
-      std::string err;
-      {
-        harness::NvtxRange range(b.nvtx);
-        err = launch();
-      }
-      timer.stop();
+      m = measure(b, launch, &err);
       if (!err.empty()) {
         fail(st, b, err);
         break;
       }
-      double const t = timer.elapsed_ms();  // synchronizes: an asynchronous fault throws here
-      st.SetIterationTime(t / 1e3);
-      ms.push_back(t);
+      st.SetIterationTime(median(m.ms) / 1e3);
     }
-    if (st.error_occurred() || ms.empty()) return;
+    if (st.error_occurred() || m.ms.empty()) return;
 
-    double const med_ms = median(ms);
+    double const med_ms = median(m.ms);
     double const thr = b.work / (med_ms * 1e-3) / (b.bandwidth ? 1e9 : 1e12);
+    st.counters["samples"] = benchmark::Counter(double(m.ms.size()));
+    if (std::isfinite(m.noise)) st.counters["noise_pct"] = benchmark::Counter(m.noise);
+    st.counters["min_us"] = benchmark::Counter(*std::min_element(m.ms.begin(), m.ms.end()) * 1e3);
     st.counters["median_us"] = benchmark::Counter(med_ms * 1e3);
+    if (g.sampling.read_clock) {
+      st.counters["throttled_discarded"] = benchmark::Counter(double(m.discarded));
+      if (m.sm_mhz > 0) st.counters["sm_mhz"] = benchmark::Counter(m.sm_mhz);
+    }
     st.counters[b.bandwidth ? "GB/s" : "TFLOP/s"] = benchmark::Counter(thr);
     if (b.peak > 0) st.counters["pct_peak"] = benchmark::Counter(100.0 * thr / b.peak);
     if (b.kind == Kind::cublas) {
@@ -1068,53 +1187,6 @@ std::string fmt(char const* f, double v) {
   return buf;
 }
 
-// nvidia-smi's id for our GPU: its PCI bus id when the runtime has one, else the ordinal.
-std::string smi_id(int ordinal) {
-  char bus[64] = {};
-  if (cudaDeviceGetPCIBusId(bus, sizeof bus, ordinal) == cudaSuccess) {
-    std::string s = bus;
-    bool clean = !s.empty();
-    for (char ch : s)
-      clean = clean && (std::isxdigit(static_cast<unsigned char>(ch)) || ch == ':' || ch == '.');
-    if (clean) return s;
-  }
-  cudaGetLastError();
-  return std::to_string(ordinal);
-}
-
-// Active clock event (throttle) reasons as a bit mask, or nothing when nvidia-smi cannot say.
-std::optional<unsigned long long> throttle_reasons(int ordinal) {
-  // Newer drivers call the field clocks_event_reasons; older ones clocks_throttle_reasons.
-  for (char const* field : {"clocks_event_reasons.active", "clocks_throttle_reasons.active"}) {
-    std::string const cmd = std::string("nvidia-smi --query-gpu=") + field + " --format=csv,noheader -i " +
-                            smi_id(ordinal) + " 2>/dev/null";
-    FILE* f = popen(cmd.c_str(), "r");
-    if (!f) return std::nullopt;
-    char line[128] = {};
-    bool const got = std::fgets(line, sizeof line, f) != nullptr;
-    int const rc = pclose(f);
-    if (!got || rc != 0) continue;
-    char* end = nullptr;
-    unsigned long long const mask = std::strtoull(line, &end, 16);  // "0x0000000000000004"
-    if (end == line) continue;
-    return mask;
-  }
-  return std::nullopt;
-}
-
-std::string describe_reasons(unsigned long long mask) {
-  static constexpr std::pair<unsigned long long, char const*> names[] = {
-      {0x4, "sw_power_cap"},           {0x8, "hw_slowdown"},          {0x10, "sync_boost"},
-      {0x20, "sw_thermal_slowdown"},   {0x40, "hw_thermal_slowdown"}, {0x80, "hw_power_brake_slowdown"},
-      {0x100, "display_clock_setting"}};
-  std::string s;
-  for (auto [bit, name] : names)
-    if (mask & bit) s += (s.empty() ? "" : ", ") + std::string(name);
-  char hex[32];
-  std::snprintf(hex, sizeof hex, "0x%llx", mask);
-  return (s.empty() ? std::string("unknown") : s) + " (" + hex + ")";
-}
-
 // ---------------------------------------------------------------------------------------------
 // main
 
@@ -1190,10 +1262,11 @@ void print_help() {
 
 int main(int argc, char** argv) {
   std::string command;
-  bool user_min_time = false;
+  std::string user_min_time;  // --benchmark_min_time's value: it sets --min-time (or, as "100x", --iterations)
   for (int i = 0; i < argc; ++i) {
     command += (i ? " " : "") + shell_quote(argv[i]);
-    if (i > 0 && std::string_view(argv[i]).rfind("--benchmark_min_time", 0) == 0) user_min_time = true;
+    if (i > 0 && std::string_view(argv[i]).rfind("--benchmark_min_time=", 0) == 0)
+      user_min_time = std::string(argv[i]).substr(std::strlen("--benchmark_min_time="));
   }
 
   Options o;
@@ -1219,11 +1292,25 @@ int main(int argc, char** argv) {
   app.add_option("--warmup", o.warmup, "Untimed launches before each benchmark's timed ones (default: 3)")
       ->check(CLI::Range(0, 1000));
   app.add_option("--min-time", o.min_time,
-                 "Seconds of timed launches per benchmark (default: 0.2); --benchmark_min_time overrides it")
+                 "Seconds of kept samples (timed launches) per benchmark at least (default: 0.2); "
+                 "--benchmark_min_time sets it too")
       ->check(CLI::Range(1e-6, 3600.0));
   app.add_option("--iterations", o.iterations,
-                 "Exactly this many timed launches per benchmark (default: by time)")
+                 "Exactly this many kept samples per benchmark, whatever the noise (default: 0, by the criteria)")
       ->check(CLI::Range(std::int64_t(0), std::int64_t(1000000000)));
+  app.add_option("--min-samples", o.min_samples, "Kept samples per benchmark at least (default: 10)")
+      ->check(CLI::Range(1, 1000000000));
+  app.add_option("--max-noise", o.max_noise,
+                 "Sample until noise_pct, the relative standard error of the median in percent, is at most this "
+                 "(default: 0.5; 0: until --max-time)")
+      ->check(CLI::Range(0.0, 100.0));
+  app.add_option("--max-time", o.max_time,
+                 "Seconds of sampling per benchmark at most, wall clock, whatever the noise (default: 10)")
+      ->check(CLI::Range(1e-3, 86400.0));
+  app.add_option("--throttle-threshold", o.throttle_threshold,
+                 "Discard and take again a sample after which NVML reads the SM clock below this percentage of the "
+                 "highest SM clock (default: 75, as nvbench; 0: keep every sample)")
+      ->check(CLI::Range(0.0, 100.0));
   std::string timeout_s, fault_s;
   auto* o_timeout = app.add_option(
       "--timeout", timeout_s,
@@ -1276,7 +1363,8 @@ int main(int argc, char** argv) {
   app.footer(
       "Every --benchmark_* flag goes to Google Benchmark (--help lists them), e.g. "
       "--benchmark_filter=REGEX --benchmark_format=json --benchmark_out=FILE --benchmark_out_format=json.\n"
-      "Counters: m, n, k, median_us, GB/s or TFLOP/s, pct_peak, vs_cublas (throughput / cuBLAS's, same run). "
+      "Counters: m, n, k, samples, noise_pct, min_us, median_us, throttled_discarded and sm_mhz (with NVML), GB/s "
+      "or TFLOP/s, pct_peak, vs_cublas (throughput / cuBLAS's, same run); Time is the median launch. "
       "Labels: [path=P; ]dtype=D; layout=L; disposition=passed|incorrect|not_verified|failed, then the "
       "baseline's note, the sweep and --tags.");
   g_app = &app;
@@ -1317,6 +1405,35 @@ int main(int argc, char** argv) {
       guard.fault = harness::parse_fault(fault_s);
     } catch (std::invalid_argument const& e) {
       die(std::string("--inject-fault: ") + e.what(), 2);
+    }
+  }
+  for (auto [name, v, lo, hi] : {std::tuple{"--max-noise", o.max_noise, 0.0, 100.0},
+                                 std::tuple{"--max-time", o.max_time, 1e-3, 86400.0},
+                                 std::tuple{"--throttle-threshold", o.throttle_threshold, 0.0, 100.0}})
+    if (!(v >= lo && v <= hi))  // NaN too, which CLI11's range check lets through
+      die(std::string(name) + ": expected a number in [" + fmt("%g", lo) + ", " + fmt("%g", hi) + "], found " +
+              fmt("%g", v),
+          2);
+  // The watchdog watches a whole run of a benchmark, its sampling included: a --max-time given must
+  // be below --timeout, and the default one shrinks to half a smaller --timeout.
+  if (guard.timeout > 0 && app.count("--max-time") && o.max_time >= guard.timeout)
+    die("--max-time=" + fmt("%g", o.max_time) + " is not below --timeout=" + fmt("%g", guard.timeout) +
+            ": the watchdog would stop a benchmark that samples that long (raise --timeout, or 0: no limit)",
+        2);
+  if (guard.timeout > 0 && !app.count("--max-time")) o.max_time = std::min(o.max_time, guard.timeout / 2);
+  g.sampling.iterations = o.iterations;
+  g.sampling.min_samples = o.min_samples;
+  g.sampling.min_time = o.min_time;
+  g.sampling.max_noise = o.max_noise;
+  g.sampling.max_time = o.max_time;
+  if (!user_min_time.empty()) {  // checked by check_benchmark_flags: "2", "2s" or "100x"
+    std::string v = user_min_time;
+    if (v.back() == 'x') {
+      v.pop_back();
+      g.sampling.iterations = std::int64_t(std::strtod(v.c_str(), nullptr));
+    } else {
+      if (v.back() == 's') v.pop_back();
+      g.sampling.min_time = std::strtod(v.c_str(), nullptr);
     }
   }
   o.has_kernels = o_kernels->count() > 0;
@@ -1407,7 +1524,13 @@ int main(int argc, char** argv) {
   harness::DeviceInfo const& d = g.info;
   std::string tensor_how;
   double const peak_tensor = tensor_peak_tflops(d, &tensor_how);
+  // NVML: the clocks at start, the SM clock after every sample, the throttle reasons after the run.
+  std::string const nvml_why = harness::nvml_unavailable(d.ordinal);
+  std::string const no_nvml = "unavailable (NVML: " + nvml_why + ")";
   harness::Clocks const before = harness::current_clocks(d.ordinal);
+  int const max_sm_mhz = harness::max_sm_clock_mhz(d.ordinal) > 0 ? harness::max_sm_clock_mhz(d.ordinal) : d.sm_clock_mhz;
+  g.sampling.read_clock = nvml_why.empty() && harness::sm_clock_mhz(d.ordinal) > 0;
+  g.sampling.throttle_mhz = g.sampling.read_clock ? int(o.throttle_threshold / 100.0 * max_sm_mhz) : 0;
 
   auto ctx = [](char const* key, std::string const& value) { benchmark::AddCustomContext(key, value); };
   ctx("loom_device", d.name);
@@ -1415,7 +1538,7 @@ int main(int argc, char** argv) {
   ctx("loom_sm_count", std::to_string(d.sm_count));
   ctx("loom_driver", version(d.driver_version));
   std::string const nvidia_driver = harness::nvidia_driver_version(d.ordinal);
-  ctx("loom_nvidia_driver", nvidia_driver.empty() ? std::string("unavailable (no nvidia-smi)") : nvidia_driver);
+  ctx("loom_nvidia_driver", nvidia_driver.empty() ? no_nvml : nvidia_driver);
   ctx("loom_cuda_runtime", version(d.runtime_version));
   ctx("loom_cublas", std::to_string(d.cublas_version / 10000) + "." +
                          std::to_string(d.cublas_version / 100 % 100) + "." +
@@ -1423,7 +1546,7 @@ int main(int argc, char** argv) {
   ctx("loom_sm_clock_max_mhz", std::to_string(d.sm_clock_mhz));
   ctx("loom_clocks_at_start", before.sm_mhz > 0 ? "SM " + std::to_string(before.sm_mhz) + " MHz, memory " +
                                                       std::to_string(before.mem_mhz) + " MHz"
-                                                : std::string("unavailable (no nvidia-smi)"));
+                                                : no_nvml);
   ctx("loom_l2_bytes", std::to_string(d.l2_bytes));
   ctx("loom_peak_dram_gbs", fmt("%.1f", d.peak_dram_gbs));
   ctx("loom_peak_fp32_tflops", fmt("%.2f", d.peak_fp32_tflops));
@@ -1436,6 +1559,20 @@ int main(int argc, char** argv) {
   ctx("loom_timing", "median of CUDA-event times, one launch each; L2 flushed by reading " +
                          std::to_string(g.flusher->bytes() >> 20) + " MiB before every timed launch; " +
                          std::to_string(o.warmup) + " warm-up launches");
+  Sampling const& sp = g.sampling;
+  ctx("loom_sampling",
+      sp.iterations > 0
+          ? std::to_string(sp.iterations) + " samples per benchmark (--iterations)"
+          : "samples until at least " + std::to_string(sp.min_samples) + " samples and " + fmt("%g", sp.min_time) +
+                " s of them are kept and noise_pct (relative standard error of the median, from the MAD) <= " +
+                fmt("%g", sp.max_noise) + "%, or " + fmt("%g", sp.max_time) + " s of sampling (--max-time)");
+  ctx("loom_clock_threshold",
+      sp.read_clock ? (sp.throttle_mhz > 0 ? "samples taken with the SM clock below " + std::to_string(sp.throttle_mhz) +
+                                                 " MHz (" + fmt("%g", o.throttle_threshold) + "% of the highest, " +
+                                                 std::to_string(max_sm_mhz) +
+                                                 " MHz) are discarded and taken again (counter throttled_discarded)"
+                                           : std::string("none (--throttle-threshold=0); counter sm_mhz"))
+                    : "none: the SM clock is " + no_nvml);
   ctx("loom_verification",
       g.verify ? "on: each kernel's case launched once on a NaN-poisoned D and compared with cuBLAS (fp64 on the host "
                  "where cuBLAS lacks it) before it is timed, loom-validate's tolerances; label disposition=..."
@@ -1449,11 +1586,8 @@ int main(int argc, char** argv) {
     Bench const* pb = &b;
     auto* bm =
         benchmark::RegisterBenchmark(b.name.c_str(), [pb](benchmark::State& st) { run_bench(st, *pb); });
-    bm->UseManualTime()->Unit(benchmark::kMicrosecond);
-    if (o.iterations > 0)
-      bm->Iterations(o.iterations);
-    else if (!user_min_time)
-      bm->MinTime(o.min_time);
+    // One iteration is one measurement (measure()): Google Benchmark's own min_time does not apply.
+    bm->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(1);
   }
 
   // A hung kernel: Google Benchmark's rows so far are flushed (its --benchmark_out file is its own).
@@ -1474,12 +1608,17 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "loom-bench: warning: the SM clock dropped from %d to %d MHz during the run (throttling?)\n",
                  before.sm_mhz, after.sm_mhz);
-  if (auto mask = throttle_reasons(d.ordinal)) {
+  if (auto mask = harness::clock_event_reasons(d.ordinal)) {
     unsigned long long const bad = *mask & ~0x3ull;  // ignore gpu_idle (0x1) and applications_clocks (0x2)
     if (bad)
-      std::fprintf(stderr, "loom-bench: warning: nvidia-smi reports clock throttling: %s\n",
-                   describe_reasons(bad).c_str());
+      std::fprintf(stderr, "loom-bench: warning: NVML reports clock throttling: %s\n",
+                   harness::describe_clock_event_reasons(bad).c_str());
   }
+  if (g.discarded > 0)
+    std::fprintf(stderr,
+                 "loom-bench: %d sample(s) taken with the SM clock below %d MHz were discarded and taken again "
+                 "(counter throttled_discarded)\n",
+                 g.discarded, g.sampling.throttle_mhz);
 
   g.ws.reset();
   g.flusher.reset();

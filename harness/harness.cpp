@@ -246,42 +246,7 @@ std::string describe(DeviceInfo const& d) {
   return buf;
 }
 
-std::string nvidia_smi_query(int ordinal, std::string const& fields) {
-  // nvidia-smi numbers GPUs in its own order; select ours by PCI bus id when the runtime has it.
-  std::string id = std::to_string(ordinal);
-  char bus[64] = {};
-  if (cudaDeviceGetPCIBusId(bus, sizeof bus, ordinal) == cudaSuccess) {
-    std::string s = bus;
-    bool clean = !s.empty();
-    for (char ch : s) clean = clean && (std::isxdigit(static_cast<unsigned char>(ch)) || ch == ':' || ch == '.');
-    if (clean) id = s;
-  } else {
-    cudaGetLastError();
-  }
-  std::string cmd = "nvidia-smi --query-gpu=" + fields + " --format=csv,noheader,nounits -i " + id + " 2>/dev/null";
-  FILE* f = popen(cmd.c_str(), "r");
-  if (!f) return {};
-  char line[256] = {};
-  bool const got = std::fgets(line, sizeof line, f) != nullptr;
-  int const rc = pclose(f);
-  if (!got || rc != 0) return {};
-  std::string out = line;
-  while (!out.empty() && std::isspace(static_cast<unsigned char>(out.back()))) out.pop_back();
-  return out;
-}
-
-Clocks current_clocks(int ordinal) {
-  Clocks c;
-  std::string const line = nvidia_smi_query(ordinal, "clocks.sm,clocks.mem");
-  int sm = -1, mem = -1;
-  if (std::sscanf(line.c_str(), " %d , %d", &sm, &mem) == 2 && sm > 0 && mem > 0) {
-    c.sm_mhz = sm;
-    c.mem_mhz = mem;
-  }
-  return c;
-}
-
-std::string nvidia_driver_version(int ordinal) { return nvidia_smi_query(ordinal, "driver_version"); }
+// current_clocks(), nvidia_driver_version() and the other NVML queries: harness/nvml.cpp.
 
 // =============================================================================================
 // Sweeps

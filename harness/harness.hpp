@@ -1,7 +1,8 @@
 // Loom test harness: what loom-validate and loom-bench share.
 //
 //   errors      Error, NoGpu, LOOM_CUDA / LOOM_CUBLAS (throw with "expr: <error string>")
-//   device      DeviceInfo, query_device(), describe(), current_clocks()
+//   device      DeviceInfo, query_device(), describe(); through NVML (nvml.cpp): current_clocks(),
+//               sm_clock_mhz(), clock_event_reasons(), nvidia_driver_version()
 //   sweeps      parse_int_list / parse_real_list / split_list (CUTLASS-profiler list syntax),
 //               SweepSpec, expand() into Cases, default_validate_sweep()
 //   buffers     DeviceMatrix (RAII, padded and deliberately misalignable), fill_random, poison,
@@ -20,6 +21,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -88,15 +90,31 @@ DeviceInfo query_device(int ordinal = 0);
 // One or two lines, including the formulas behind the peak numbers.
 std::string describe(DeviceInfo const&);
 
+// NVML (harness/nvml.cpp): the driver's libnvidia-ml.so.1, opened at run time (dlopen), not linked,
+// so that a machine without the driver still runs the tools; where the library, nvmlInit or the
+// device's lookup fails, every query below answers "unavailable" (-1, empty, nullopt), never an
+// error. A CUDA device is found in NVML by its PCI bus id (nvmlDeviceGetHandleByPciBusId_v2), once.
 struct Clocks {
   int sm_mhz = -1;   // -1: unavailable
   int mem_mhz = -1;
 };
-// Current clocks from `nvidia-smi --query-gpu=clocks.sm,clocks.mem`; -1 where unavailable.
+// Why NVML cannot answer for CUDA device `ordinal` ("" when it can), e.g. "libnvidia-ml.so.1 not
+// found (no NVIDIA driver)".
+std::string nvml_unavailable(int ordinal = 0);
+// Current SM and memory clocks (nvmlDeviceGetClockInfo); -1 where unavailable.
 Clocks current_clocks(int ordinal = 0);
-// One line of `nvidia-smi --query-gpu=FIELDS` for this GPU; empty when nvidia-smi is unavailable.
-std::string nvidia_smi_query(int ordinal, std::string const& fields);
-// The NVIDIA kernel driver's version (e.g. 580.159.04); empty when unavailable.
+// The current SM clock alone (one NVML call, cheap enough to read after every timed launch); -1
+// where unavailable.
+int sm_clock_mhz(int ordinal = 0);
+// The highest SM clock (nvmlDeviceGetMaxClockInfo); -1 where unavailable.
+int max_sm_clock_mhz(int ordinal = 0);
+// Active clock event (throttle) reasons as NVML's bit mask (nvmlDeviceGetCurrentClocksEventReasons,
+// or ...ThrottleReasons on drivers older than 535); nullopt where unavailable.
+std::optional<unsigned long long> clock_event_reasons(int ordinal = 0);
+// The names of a mask's bits and the mask: "sw_power_cap, hw_slowdown (0xc)"; "none (0x0)".
+std::string describe_clock_event_reasons(unsigned long long mask);
+// The NVIDIA kernel driver's version (nvmlSystemGetDriverVersion, e.g. 580.159.04); empty when
+// unavailable.
 std::string nvidia_driver_version(int ordinal = 0);
 
 // ---------------------------------------------------------------------------------------------
