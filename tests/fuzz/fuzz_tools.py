@@ -668,7 +668,8 @@ VALIDATE_BAD = [
     ["--kernels=a\nb"], ["--m=1\n2"], ["--m=" + "1," * 60000 + "1"], ["--format=xml"], ["--device=-1"],
     ["--max-cases=-1"], ["--max-cases=abc"], ["--m=1:100", "--n=1:100", "--max-cases=10"], ["--alpha=nan"],
     ["--m=99999999999999999999"], ["--ld-pad=2000000"], ["--misalign=5000"], ["--reference=x"],
-    ["--kernels=\x1b[31mred"], ["--output=/"], ["--output="],
+    ["--kernels=\x1b[31mred"], ["--output=/"], ["--output="], ["--timeout=-1"], ["--timeout=nan"],
+    ["--timeout=1e9"], ["--timeout=1\n2"], ["--inject-fault=x"], ["--inject-fault="],
 ]
 BENCH_BAD = [
     ["--min-time=nan"], ["--min-time=inf"], ["--min-time=-1"], ["--benchmark_min_time=-1"],
@@ -678,7 +679,8 @@ BENCH_BAD = [
     ["--list-kernels=2"], ["--m=1:1000", "--n=1:1000", "--k=1:1000"], ["--m=1:1000000", "--n=1:1000000"],
     ["--m=1:100", "--max-cases=10"], ["--max-cases=0"], ["--kernels=a\nb"], ["--benchmark_min_time=1\n2"],
     ["--benchmark_format=json\nxml"], ["--m=" + "1," * 60000 + "1"], ["--warmup=-1"], ["--device=-1"],
-    ["--benchmark_time_unit=h"], ["--benchmark_min_warmup_time=-1"],
+    ["--benchmark_time_unit=h"], ["--benchmark_min_warmup_time=-1"], ["--timeout=-1"], ["--timeout=inf"],
+    ["--timeout=" + "9" * 5000], ["--inject-fault=x"], ["--inject-fault"],
 ]
 
 # ---------------------------------------------------------------------------------------------
