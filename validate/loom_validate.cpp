@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdarg>
 #include <charconv>
 #include <chrono>
@@ -31,6 +32,14 @@
 #include <malloc.h>
 #endif
 
+#include <sys/stat.h>  // --workspace-dir
+#include <unistd.h>
+
+#include <cerrno>
+#include <tuple>
+
+#include "harness/npy.hpp"  // --save-workspace
+
 namespace {
 
 using namespace loom;
@@ -53,6 +62,7 @@ struct Record {
   std::string reason;
   std::string path;    // the kernel's path for this case (KernelInfo::path), "" for a kernel with one
   std::string repro;   // a command that reruns this case alone, inputs included
+  std::string workspace;  // --save-workspace: the files written, "DIR/NAME.{A,B,C,D,ref}.npy", or why not
 };
 
 // One line however the message came: line breaks become "; ", other control characters \\xNN, and
@@ -172,7 +182,7 @@ using Tags = std::vector<std::pair<std::string, std::string>>;
 // The csv columns of a run's report and of --mode=enumerate's listing, the --tags keys after them.
 constexpr char const* kRunColumns =
     "kernel,op,dtype,out_dtype,layout,m,n,k,lda,ldb,ldc,misalign,alpha,beta,reference,"
-    "rel_fro,max_abs,max_rel,tolerance,nonfinite,unwritten,over_bound,status,reason,path,repro";
+    "rel_fro,max_abs,max_rel,tolerance,nonfinite,unwritten,over_bound,status,reason,path,repro,workspace";
 constexpr char const* kEnumerateColumns =
     "name,kernel,op,dtype,out_dtype,layout,m,n,k,lda,ldb,ldc,misalign,alpha,beta,disposition,reason";
 
@@ -255,6 +265,7 @@ class Reporter {
       if (!r.reason.empty()) out_ << ": " << r.reason;
       out_ << "\n";
       if (r.status == "fail") out_ << "  repro: " << r.repro << "\n";
+      if (!r.workspace.empty()) out_ << "  workspace: " << r.workspace << "\n";
     } else if (f_ == Format::csv) {
       out_ << csv_field(r.kernel) << ',' << to_string(p.op) << ',' << to_string(p.dtype) << ','
            << to_string(p.out_dtype) << ',' << layout_string(p) << ',' << p.m << ',' << p.n << ','
@@ -264,7 +275,8 @@ class Reporter {
            << ',' << (ran ? fmt("%.6e", r.st.max_rel) : "") << ','
            << (ran ? fmt("%.3e", r.st.tol) : "") << ',' << r.st.nonfinite << ',' << r.st.unwritten
            << ',' << r.st.over_bound << ',' << r.status << ',' << csv_field(r.reason) << ','
-           << csv_field(r.path) << ',' << csv_field(r.repro) << csv_tags(tags_) << "\n";
+           << csv_field(r.path) << ',' << csv_field(r.repro) << ',' << csv_field(r.workspace) << csv_tags(tags_)
+           << "\n";
     } else {
       out_ << (rows_ ? ",\n" : "\n") << "    {\"name\": " << json_string(case_name(r.kernel, p))
            << ", \"kernel\": " << json_string(r.kernel) << ", \"op\": \"" << to_string(p.op)
@@ -280,7 +292,8 @@ class Reporter {
            << ", \"nonfinite\": " << r.st.nonfinite << ", \"unwritten\": " << r.st.unwritten
            << ", \"over_bound\": " << r.st.over_bound << ", \"status\": " << json_string(r.status)
            << ", \"reason\": " << json_string(r.reason) << ", \"path\": " << json_string(r.path)
-           << ", \"repro\": " << json_string(r.repro) << json_tags(tags_) << "}";
+           << ", \"repro\": " << json_string(r.repro) << ", \"workspace\": " << json_string(r.workspace)
+           << json_tags(tags_) << "}";
     }
     ++rows_;
     out_.flush();
@@ -352,6 +365,65 @@ std::string why_no_memory(Problem const& p, int misalign, std::string const& ref
   return h::why_no_memory(need, free);
 }
 
+// --save-workspace: A, B, C (gemm), D (the kernel's output) and the reference of a compared case
+// as .npy files DIR/NAME.{A,B,C,D,ref}.npy (harness/npy.hpp: float64, the logical matrices,
+// numpy.load(f)[i, j] is element (i, j)), NAME made of the case's fields (workspace_name). Returns
+// the files as "DIR/NAME.{A,B,C,D,ref}.npy" for the report, or "not saved: why".
+std::string workspace_name(Record const& r) {
+  Problem const& p = r.p;
+  std::string n = r.kernel + "_" + to_string(p.dtype) +
+                  (p.out_dtype != p.dtype ? std::string("-to-") + to_string(p.out_dtype) : std::string()) + "_" +
+                  layout_string(p) + "_" + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
+                  std::to_string(p.k) + "_ld" + std::to_string(p.lda) + "-" + std::to_string(p.ldb) + "-" +
+                  std::to_string(p.ldc) + "_mis" + std::to_string(r.misalign) + "_alpha" + fmt("%g", p.alpha) +
+                  "_beta" + fmt("%g", p.beta);
+  for (char& ch : n)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-' && ch != '_') ch = '_';
+  return n;
+}
+
+// Why --workspace-dir cannot hold the files ("" if it can): an existing writable directory, or a
+// new one in an existing writable directory (created when the run starts).
+std::string why_no_workspace_dir(std::string const& dir) {
+  if (dir.empty()) return "empty";
+  struct stat st;
+  if (stat(dir.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) return "not a directory";
+    return access(dir.c_str(), W_OK | X_OK) == 0 ? "" : "not writable";
+  }
+  std::string parent = dir;
+  while (parent.size() > 1 && parent.back() == '/') parent.pop_back();
+  std::size_t const slash = parent.rfind('/');
+  parent = slash == std::string::npos ? "." : slash == 0 ? "/" : parent.substr(0, slash);
+  if (stat(parent.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return "its parent \"" + parent + "\" is not a directory";
+  return access(parent.c_str(), W_OK | X_OK) == 0 ? "" : "cannot create it in \"" + parent + "\" (not writable)";
+}
+
+std::string save_case_workspace(std::string const& dir, Record const& r, h::CaseBuffers const& buf,
+                                std::vector<double> const& out, std::vector<double> const& ref) {
+  std::string const base = (dir.empty() || dir.back() == '/' ? dir : dir + "/") + workspace_name(r);
+  std::string parts;
+  auto save = [&](char const* part, h::DeviceMatrix const* m, std::vector<double> const* v) {
+    std::vector<double> tmp;
+    if (m) {
+      if (m->empty()) return std::string();
+      tmp = h::to_host(*m);
+      v = &tmp;
+    }
+    std::int64_t const rows = m ? m->rows() : r.p.m, cols = m ? m->cols() : r.p.n;
+    if (std::string const why = h::write_npy(base + "." + part + ".npy", rows, cols, *v); !why.empty()) return why;
+    parts += (parts.empty() ? "" : ",") + std::string(part);
+    return std::string();
+  };
+  for (auto [part, m, v] : {std::tuple{"A", &buf.a, (std::vector<double> const*)nullptr},
+                            std::tuple{"B", &buf.b, (std::vector<double> const*)nullptr},
+                            std::tuple{"C", &buf.c, (std::vector<double> const*)nullptr},
+                            std::tuple{"D", (h::DeviceMatrix const*)nullptr, &out},
+                            std::tuple{"ref", (h::DeviceMatrix const*)nullptr, &ref}})
+    if (std::string const why = save(part, m, v); !why.empty()) return "not saved: " + one_line(why);
+  return base + ".{" + parts + "}.npy";
+}
+
 struct Runner {
   h::DeviceInfo dev;
   cublasHandle_t handle = nullptr;
@@ -361,6 +433,8 @@ struct Runner {
   h::Watchdog* watchdog = nullptr;
   double timeout = 0;  // --timeout, seconds; 0: none
   h::Fault fault = h::Fault::none;  // --inject-fault: launched in place of the kernel (a testing aid)
+  std::string save_workspace = "none";  // --save-workspace: none, incorrect or all
+  std::string workspace_dir;            // --workspace-dir
 
   // not_run: the cases after this one, named by the watchdog's line should this one hang.
   Record run(h::Case const& c, std::size_t not_run) {
@@ -448,6 +522,8 @@ struct Runner {
       r.st = h::compare(out, ref, p.out_dtype, p, h::typical_rms(p));
       r.status = r.st.pass ? "pass" : "fail";
       r.reason = r.st.why;
+      if (save_workspace == "all" || (save_workspace == "incorrect" && !r.st.pass))
+        r.workspace = save_case_workspace(workspace_dir, r, buf, out, ref);
     } catch (std::exception const& e) {
       r.status = "fail";
       r.reason = one_line(e.what());
@@ -663,6 +739,13 @@ int run(int argc, char** argv) {
                  "auto (host fp64 for small cases and dtypes cuBLAS lacks, else cuBLAS), cublas, host");
   app.add_option("--format", format_s, "table, csv or json");
   app.add_option("--output", output_s, "Write the report to FILE (the summary line still goes to stdout)");
+  std::string save_ws_s = "none", ws_dir_s = "loom-workspace";
+  app.add_option("--save-workspace", save_ws_s,
+                 "none (default), incorrect or all: write A, B, C, D (the kernel's output) and the reference of each "
+                 "failing (incorrect) or compared (all) case to --workspace-dir as .npy files, named in the report");
+  app.add_option("--workspace-dir", ws_dir_s,
+                 "Directory of --save-workspace's files (default: loom-workspace; created if missing, its parent "
+                 "must exist)");
   app.add_option("--tags", tags_s,
                  "key:value[,key:value...]: constant fields added to every row (csv columns, json keys, JUnit "
                  "properties, a line of the table), e.g. gpu:h100,commit:abc123");
@@ -838,6 +921,14 @@ int run(int argc, char** argv) {
     std::string const why = h::why_not_writable(output_s);
     if (!why.empty()) throw BadInput("cannot write --output file \"" + output_s + "\": " + why);
   }
+  if (save_ws_s != "none" && save_ws_s != "incorrect" && save_ws_s != "all")
+    throw BadInput("--save-workspace is none, incorrect or all, found \"" + save_ws_s + "\"");
+  if (app.count("--workspace-dir") && save_ws_s == "none")
+    throw BadInput("--workspace-dir goes with --save-workspace=incorrect or all");
+  if (save_ws_s != "none") {
+    if (std::string const why = why_no_workspace_dir(ws_dir_s); !why.empty())
+      throw BadInput("--workspace-dir \"" + ws_dir_s + "\": " + why);
+  }
   Tags tags;
   if (app.count("--tags")) {
     try {
@@ -940,6 +1031,10 @@ int run(int argc, char** argv) {
   runner.dev = h::query_device(device);  // NoGpu: "no CUDA GPU found"
   runner.ref = ref;
   runner.seed = seed;
+  runner.save_workspace = save_ws_s;
+  runner.workspace_dir = ws_dir_s;
+  if (save_ws_s != "none" && mkdir(ws_dir_s.c_str(), 0777) != 0 && errno != EEXIST)
+    throw BadInput("--workspace-dir \"" + ws_dir_s + "\": " + std::strerror(errno));
   {
     KernelInfo const* too_old = nullptr;
     bool any_ok = false;
