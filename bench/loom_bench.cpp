@@ -831,6 +831,7 @@ Measurement measure(Bench const& b, std::function<std::string()> const& launch, 
     m.ms = std::move(throttled);
     clocks = std::move(throttled_clocks);
     m.all_throttled = true;
+    m.discarded = 0;  // none was discarded after all: throttled_discarded 0, sm_mhz shows the clock
     std::fprintf(stderr,
                  "loom-bench: warning: %s: every sample was taken below the clock threshold of %d MHz until "
                  "--max-time; timed with those (sm_mhz)\n",
@@ -841,7 +842,7 @@ Measurement measure(Bench const& b, std::function<std::string()> const& launch, 
   for (int c : clocks)
     if (c > 0) clk.push_back(c);
   m.sm_mhz = median(clk);
-  g.discarded += m.all_throttled ? 0 : m.discarded;
+  g.discarded += m.discarded;
   return m;
 }
 
