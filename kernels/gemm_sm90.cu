@@ -3,8 +3,8 @@
 // unit per tile shape and pair of majornesses (LOOM_SM90_INSTANCES).
 //
 // Plan (kernels/gemm_sm90_plan.hpp): the model picks a tile shape, a split of K and whether to swap
-// A and B, from the problem's sizes and the SM count. LOOM_SM90_PLAN=<tile>:<splits>:<swap> (e.g.
-// 1:4:0) overrides it for tuning and tests; a plan the operands cannot take (a narrow tile with an
+// A and B, from the problem's sizes and the SM count. LOOM_SM90_PLAN=<tile>:<splits>:<swap>[:<tail>]
+// (e.g. 1:4:0, or 0:2:0:1 to split only the last wave) overrides it for tuning and tests; a plan the operands cannot take (a narrow tile with an
 // mn-major B) falls back to the model's.
 //
 // Paths (KernelInfo::path, which launch() follows, so that what validate and bench report is what
@@ -72,17 +72,18 @@ int sm_count() {
   return sms;
 }
 
-// LOOM_SM90_PLAN, parsed once: tile, splits, swap; tile < 0 when unset or malformed.
+// LOOM_SM90_PLAN, parsed once: tile, splits, swap, tail; tile < 0 when unset or malformed.
 sm90::Plan forced_plan() {
   static sm90::Plan const forced = [] {
     sm90::Plan f;
     f.tile = -1;
     char const* env = std::getenv("LOOM_SM90_PLAN");
-    int t = 0, s = 0, w = 0;
-    char tail = 0;
-    if (env && std::sscanf(env, "%d:%d:%d%c", &t, &s, &w, &tail) == 3 && t >= 0 && t < sm90::kTileShapeCount && s >= 1 &&
-        s <= 64 && (w == 0 || w == 1))
-      f = sm90::Plan{t, s, w == 1, 0};
+    int t = 0, s = 0, w = 0, l = 0, used = 0, used4 = 0;
+    bool ok = env && std::sscanf(env, "%d:%d:%d%n", &t, &s, &w, &used) == 3;
+    if (ok && env[used] == ':') ok = std::sscanf(env + used, ":%d%n", &l, &used4) == 1 && env[used + used4] == 0;
+    else ok = ok && env[used] == 0;
+    if (ok && t >= 0 && t < sm90::kTileShapeCount && s >= 1 && s <= 64 && (w == 0 || w == 1) && (l == 0 || l == 1))
+      f = sm90::Plan{t, s, w == 1, 0, l == 1};
     return f;
   }();
   return forced;
@@ -183,11 +184,12 @@ cudaError_t launch(Problem const& p0, Operands const& ops, cudaStream_t stream) 
   sm90::Args args = make_args(p, ops, plan.swap);
   args.sm_count = sm_count();
   args.splits = plan.splits;
+  args.tail = plan.tail;
   if (plan.splits > 1) {
     sm90::TileShape const t = sm90::kTileShapes[plan.tile];
     i64 const m = args.ga.shape[0], n = args.gb.shape[0];
-    std::size_t const tiles = std::size_t(sm90::ceil_div(sm90::ceil_div(m, t.bm), t.cluster_m) * t.cluster_m * sm90::ceil_div(n, t.bn));
-    if (cudaError_t e = workspace_for(stream, std::size_t(sm90::workspace_bytes(t, m, n, plan.splits)),
+    std::size_t const tiles = std::size_t(sm90::split_tiles(t, m, n, plan.tail, sm_count()));
+    if (cudaError_t e = workspace_for(stream, std::size_t(sm90::workspace_bytes(t, m, n, plan.splits, plan.tail, sm_count())),
                                       tiles * std::size_t(sm90::tile_consumers(t)), &args.partials, &args.arrivals);
         e != cudaSuccess)
       return e;

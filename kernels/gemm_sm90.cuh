@@ -30,7 +30,9 @@
 // the tile's counter; the split that arrives last sums every partial in split order (its own read
 // back too, so the order never depends on which split is last) and runs the epilogue
 // (split_k_fixup). No CTA waits on another, so any grid size is safe, and D's bits are the same run
-// after run.
+// after run. The tail plan (Args::tail) splits only the cluster tiles of the last, partial wave
+// (Params::split_from onward); the whole waves before it run unsplit, so a problem of 3.4 waves
+// takes about 3.4 waves' time instead of 4.
 //
 // Shared memory (Config, all from the layout core): each operand's stage is the canonical 128-byte
 // swizzled GMMA atom tiled over (MN, 64) with tile_to_shape (k-major: 64-element rows of K;
@@ -128,6 +130,7 @@ struct Args {
   bool d_col;    // D's m is contiguous (a swapped row-major D): direct stores only
   int sm_count;  // multiprocessors of the device (the persistent grid's bound)
   int splits;    // K split this many ways (1: whole tiles)
+  bool tail;     // split only the cluster tiles of the last, partial wave (the others run whole)
   float* partials;     // split-K: fp32 partial tiles (workspace_bytes of the plan)
   unsigned* arrivals;  // split-K: one counter per CTA tile and warpgroup, zero between launches
 };
@@ -284,38 +287,48 @@ struct Params {
   Coord<2> shape_a, shape_b;  // (M, K), (N, K)
   EpilogueArgs ep;
   int tiles_m, tiles_n, k_tiles, splits;
+  int split_from;  // the first cluster tile that is split (0: all of them, with splits > 1)
   DType out;
   bool tma_store;  // the epilogue stores D with TMA (else straight from the registers)
   float* partials;     // split-K
   unsigned* arrivals;  // split-K
 };
 
-// Work units in order: unit u is split u % splits of cluster tile u / splits; cluster tiles are
+// Work units in order: cluster tiles [0, split_from) whole, one unit each; then unit
+// split_from + v is split v % splits of cluster tile split_from + v / splits. Cluster tiles are
 // (cluster row, N tile) within groups of kGroupM cluster rows, column by column; the CTA of cluster
-// rank r takes M tile kClusterM * row + r. Split s takes k tiles [s K / S, (s+1) K / S).
+// rank r takes M tile kClusterM * row + r. Split s takes k tiles [s K / S, (s+1) K / S). With
+// split_from a whole number of waves (the tail plan), every cluster runs its whole tiles first
+// and the last, partial wave is split across the clusters that would otherwise idle.
 template <int kClusterM>
 struct TileScheduler {
-  int rows, tiles_n, splits, k_tiles, units;  // cluster rows, N tiles, splits, k tiles, work units
-  __device__ TileScheduler(int tiles_m, int tiles_n_, int splits_, int k_tiles_)
+  int rows, tiles_n, splits, k_tiles, split_from, units;  // cluster rows, N tiles, splits, k tiles, first split tile, work units
+  __device__ TileScheduler(int tiles_m, int tiles_n_, int splits_, int k_tiles_, int split_from_)
       : rows((tiles_m + kClusterM - 1) / kClusterM), tiles_n(tiles_n_), splits(splits_), k_tiles(k_tiles_),
-        units(rows * tiles_n_ * splits_) {}
+        split_from(splits_ > 1 ? split_from_ : rows * tiles_n_),
+        units(split_from + (rows * tiles_n_ - split_from) * splits_) {}
   struct Work {
     int tile;  // the cluster tile
     int m, n;  // this CTA's tile
-    int split, k_begin, k_end;
+    int split, splits, k_begin, k_end;  // the unit's split of its tile, of `splits`
   };
   __device__ Work work(int u, unsigned rank) const {
     Work w;
-    w.tile = u / splits;
-    w.split = u - w.tile * splits;
+    if (u < split_from) {
+      w.tile = u, w.split = 0, w.splits = 1;
+    } else {
+      w.tile = split_from + (u - split_from) / splits;
+      w.split = u - split_from - (w.tile - split_from) * splits;
+      w.splits = splits;
+    }
     int const per_group = kGroupM * tiles_n, first = w.tile / per_group * kGroupM, in_group = w.tile % per_group;
     int const group_rows = ::min(rows - first, kGroupM);
     w.m = (first + in_group % group_rows) * kClusterM + int(rank);
     w.n = in_group / group_rows;
     // 32-bit: k_tiles * splits < 2^31 (K < 2^31, splits <= 16); a 64-bit division here would put
     // the consumers' accumulators on the stack.
-    w.k_begin = int(unsigned(w.split) * unsigned(k_tiles) / unsigned(splits));
-    w.k_end = int(unsigned(w.split + 1) * unsigned(k_tiles) / unsigned(splits));
+    w.k_begin = int(unsigned(w.split) * unsigned(k_tiles) / unsigned(w.splits));
+    w.k_end = int(unsigned(w.split + 1) * unsigned(k_tiles) / unsigned(w.splits));
     return w;
   }
 };
@@ -453,7 +466,7 @@ __device__ __forceinline__ void producer_load(Params const& p, unsigned smem, un
     c0 = int(k_major ? c[1] : c[0]);
     c1 = int(k_major ? c[0] : c[1]);
   };
-  TileScheduler<kClusterM> const sched(p.tiles_m, p.tiles_n, p.splits, p.k_tiles);
+  TileScheduler<kClusterM> const sched(p.tiles_m, p.tiles_n, p.splits, p.k_tiles, p.split_from);
   Ring<kStages> ring;
   for (int u = int(blockIdx.x) / kClusterM; u < sched.units; u += int(gridDim.x) / kClusterM) {
     auto const wk = sched.work(u, rank);
@@ -522,7 +535,7 @@ __device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, uns
   bool started = false;
 
   auto acc = partition_fragment_C<float, Cfg::kMma, make_layout(make_shape(Cfg::kBM, kBN))>();  // (2,2,BN/8): the wgmma's D registers
-  TileScheduler<kClusterM> const sched(p.tiles_m, p.tiles_n, p.splits, p.k_tiles);
+  TileScheduler<kClusterM> const sched(p.tiles_m, p.tiles_n, p.splits, p.k_tiles, p.split_from);
   Ring<kStages> ring;
   for (int u = int(blockIdx.x) / kClusterM; u < sched.units; u += int(gridDim.x) / kClusterM) {
     auto const wk = sched.work(u, rank);
@@ -556,8 +569,8 @@ __device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, uns
     if (prev >= 0) release(prev);
 
     if (wk.m >= p.tiles_m) continue;  // the cluster's second M tile may lie past M
-    if (p.splits > 1) {
-      std::size_t const slot = (std::size_t(wk.tile) * kClusterM + rank) * kConsumers + unsigned(w);
+    if (wk.splits > 1) {
+      std::size_t const slot = (std::size_t(wk.tile - sched.split_from) * kClusterM + rank) * kConsumers + unsigned(w);
       constexpr int kSlotFloats = kAccs * 128;
       if (!split_k_fixup<kAccs>(acc, p.partials + slot * unsigned(p.splits) * unsigned(kSlotFloats), kSlotFloats,
                                 wk.split, p.splits, p.arrivals + slot, verdict, w, tid))
@@ -727,7 +740,16 @@ cudaError_t launch_kernel(Args const& args, Params& p, cudaStream_t stream) {
     int n = 0;
     return cudaOccupancyMaxActiveClusters(&n, kernel, &q) == cudaSuccess && n > 0 ? n : args.sm_count / kClusterM;
   }();
-  long long const units = (long long)((p.tiles_m + kClusterM - 1) / kClusterM) * p.tiles_n * p.splits;
+  // The tail plan splits only what is left after whole waves of the grid: the cluster tiles past
+  // the last multiple of the resident cluster count (all of them when there are fewer; none when
+  // the waves come out whole). The workspace holds one wave's partials (gemm_sm90.cu).
+  long long const tiles = (long long)((p.tiles_m + kClusterM - 1) / kClusterM) * p.tiles_n;
+  p.split_from = 0;
+  if (p.splits > 1 && args.tail && tiles > max_clusters) {
+    p.split_from = int(tiles / max_clusters * max_clusters);
+    if (p.split_from == tiles) p.splits = 1;
+  }
+  long long const units = p.splits > 1 ? p.split_from + (tiles - p.split_from) * p.splits : tiles;
   cfg.gridDim = dim3(unsigned(kClusterM * (units < max_clusters ? units : max_clusters)));
   return cudaLaunchKernelEx(&cfg, kernel, p);
 }

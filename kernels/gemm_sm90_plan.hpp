@@ -86,6 +86,7 @@ struct Plan {
   int splits = 1;   // K is split this many ways (deterministic fixup; gemm_sm90.cuh)
   bool swap = false;  // computes D^T = B^T A^T
   double us = 0;    // the model's estimate
+  bool tail = false;  // split only the tiles of the last, partial wave; the whole waves run unsplit
 };
 
 // What the model reads of a problem (as row_major_gemm sees it: A (m,k), B (n,k)).
@@ -117,24 +118,42 @@ struct Machine {
 
 inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-// Bytes of split-K partials (fp32 accumulator tiles, one per CTA tile and split) a plan needs.
-inline std::int64_t workspace_bytes(TileShape t, std::int64_t m, std::int64_t n, int splits) {
-  if (splits <= 1) return 0;
+// CTA tiles whose partials a plan keeps (one slot per CTA tile and warpgroup): every tile, or
+// with the tail plan at most one wave's worth of them (fewer than the SMs).
+inline std::int64_t split_tiles(TileShape t, std::int64_t m, std::int64_t n, bool tail, int sms) {
   std::int64_t const tiles = ceil_div(ceil_div(m, t.bm), t.cluster_m) * t.cluster_m * ceil_div(n, t.bn);
-  return tiles * splits * t.bm * t.bn * 4;
+  return tail ? std::min(tiles, std::int64_t(sms / t.cluster_m * t.cluster_m)) : tiles;
 }
 
-// The estimate of one configuration for a problem already in its orientation (m, n, k).
+// Bytes of split-K partials (fp32 accumulator tiles, one per split CTA tile and split) a plan needs.
+inline std::int64_t workspace_bytes(TileShape t, std::int64_t m, std::int64_t n, int splits, bool tail = false,
+                                    int sms = 132) {
+  if (splits <= 1) return 0;
+  return split_tiles(t, m, n, tail, sms) * splits * t.bm * t.bn * 4;
+}
+
+// The estimate of one configuration for a problem already in its orientation (m, n, k). With
+// `tail`, only the cluster tiles past the last whole wave are split (all of them when there is
+// less than a wave; the estimate of the whole tiles when the waves come out even).
 inline double estimate_us(TileShape t, int splits, std::int64_t m, std::int64_t n, std::int64_t k, int sms,
-                          int out_bytes, bool beta, Machine const& mc = {}) {
+                          int out_bytes, bool beta, Machine const& mc = {}, bool tail = false) {
   std::int64_t const tiles_m = ceil_div(ceil_div(m, t.bm), t.cluster_m) * t.cluster_m, tiles_n = ceil_div(n, t.bn);
   std::int64_t const k_tiles = ceil_div(k, kBK);
-  std::int64_t const units = tiles_m * tiles_n * splits;  // CTAs' worth of work
   std::int64_t const slots = sms / t.cluster_m * t.cluster_m;
-  std::int64_t const waves = ceil_div(units, slots);
+  // Rounds of whole tiles and of split units on the busiest SM, and the CTA tiles that are split.
+  std::int64_t whole_waves = 0, split_waves = ceil_div(tiles_m * tiles_n * splits, slots), split = tiles_m * tiles_n;
+  if (splits > 1 && tail && tiles_m * tiles_n > slots) {
+    whole_waves = tiles_m * tiles_n / slots;
+    split = tiles_m * tiles_n - whole_waves * slots;
+    split_waves = ceil_div(split * splits, slots);
+    if (split == 0) splits = 1;
+  }
+  if (splits == 1) whole_waves = ceil_div(tiles_m * tiles_n, slots), split_waves = 0, split = 0;
+  std::int64_t const waves = whole_waves + split_waves;
+  std::int64_t const sm_k_tiles = whole_waves * k_tiles + split_waves * ceil_div(k_tiles, splits);
   double const sm_flops = mc.peak_flops / 132.0 * t.efficiency;
   double const ktile_us = 2.0 * t.bm * t.bn * kBK / sm_flops * 1e6;
-  double const compute = double(waves) * double(ceil_div(k_tiles, splits)) * ktile_us;
+  double const compute = double(sm_k_tiles) * ktile_us;
   // DRAM: each operand once, D once (C once more); L2 -> SMs: every tile's panels, B's shared by
   // the cluster's multicast.
   double dram = 2.0 * double(m * k + n * k) + double(out_bytes) * double(m * n) * (beta ? 2 : 1);
@@ -142,12 +161,12 @@ inline double estimate_us(TileShape t, int splits, std::int64_t m, std::int64_t 
   double fixup = 0;
   if (splits > 1) {
     double const partial = 4.0 * t.bm * t.bn;
-    l2 += double(tiles_m * tiles_n) * partial * 2 * splits;  // every split writes, the last reads all
-    fixup = double(waves) * (mc.fixup_us + partial * splits / mc.fixup_bw * 1e6);
+    l2 += double(split) * partial * 2 * splits;  // every split writes, the last reads all
+    fixup = double(split_waves) * (mc.fixup_us + partial * splits / mc.fixup_bw * 1e6);
   }
   // One SM streams at most sm_load_bw, and no more than its stages in flight per load latency: a
   // problem on few SMs cannot reach the DRAM bandwidth, and a small tile's shallow ring less so.
-  double const per_sm = double(waves) * double(ceil_div(k_tiles, splits)) * kBK * 2.0 * (t.bm + t.bn);
+  double const per_sm = double(sm_k_tiles) * kBK * 2.0 * (t.bm + t.bn);
   double const in_flight = double(tile_stages(t)) * double(tile_stage_bytes(t));
   double const sm_rate = std::min(mc.sm_load_bw, in_flight / (mc.load_latency_us * 1e-6));
   double const memory = std::max({dram / mc.dram_bw, l2 / mc.l2_bw, per_sm / sm_rate}) * 1e6;
@@ -155,8 +174,9 @@ inline double estimate_us(TileShape t, int splits, std::int64_t m, std::int64_t 
 }
 
 // The configuration the model prefers. Candidates: every tile shape that can take the operands in
-// each orientation, whole, and, for the shapes that split K, every split that leaves each split at
-// least 4 k tiles within the workspace cap. Ties go to the earlier (bigger) tile, no swap, fewer splits.
+// each orientation, whole; for the shapes that split K, every split that leaves each split at
+// least 4 k tiles within the workspace cap; and for every shape, the same splits of the last
+// partial wave alone (tail). Ties go to the earlier (bigger) tile, no swap, fewer splits, no tail.
 inline Plan plan(PlanInput const& in, Machine const& mc = {}) {
   Plan best;
   best.us = -1;
@@ -167,10 +187,17 @@ inline Plan plan(PlanInput const& in, Machine const& mc = {}) {
       TileShape const ts = kTileShapes[t];
       if (!b_k_major && !tile_takes_mn_major_b(ts)) continue;
       std::int64_t const k_tiles = ceil_div(in.k, kBK);
-      for (int s = 1; s <= 16; ++s) {
-        if (s > 1 && (!ts.split_k || k_tiles / s < 4 || workspace_bytes(ts, m, n, s) > mc.workspace_cap)) break;
-        double const us = estimate_us(ts, s, m, n, in.k, in.sms, in.out_bytes, in.beta, mc);
-        if (best.us < 0 || us < best.us * 0.999) best = Plan{t, s, swap != 0, us};
+      auto consider = [&](int s, bool tail) {
+        double const us = estimate_us(ts, s, m, n, in.k, in.sms, in.out_bytes, in.beta, mc, tail);
+        if (best.us < 0 || us < best.us * 0.999) best = Plan{t, s, swap != 0, us, tail};
+      };
+      consider(1, false);
+      for (int s = 2; s <= 16 && k_tiles / s >= 4; ++s) {
+        if (ts.split_k && workspace_bytes(ts, m, n, s) <= mc.workspace_cap) consider(s, false);
+        // Only when there are whole waves before the tail (else it is the split above).
+        if (split_tiles(ts, m, n, false, in.sms) > std::int64_t(in.sms / ts.cluster_m * ts.cluster_m) &&
+            workspace_bytes(ts, m, n, s, true, in.sms) <= mc.workspace_cap)
+          consider(s, true);
       }
     }
   }
@@ -180,7 +207,7 @@ inline Plan plan(PlanInput const& in, Machine const& mc = {}) {
 inline std::string describe(Plan const& p) {
   std::string s = kTileShapes[p.tile].name;
   if (p.swap) s += " swap-AB";
-  if (p.splits > 1) s += " split-K " + std::to_string(p.splits);
+  if (p.splits > 1) s += " split-K " + std::to_string(p.splits) + (p.tail ? " on the last wave" : "");
   return s;
 }
 

@@ -58,6 +58,24 @@ TEST(Sm90Plan, FewTilesTakeHalfHeightTilesBeforeSplitting) {
   EXPECT_EQ(std::string(kTileShapes[plan_of(256, 11008, 4096).tile].name), "128x192");
 }
 
+TEST(Sm90Plan, APartialLastWaveIsSplitAlone) {
+  // 1024 x 14336 on 128x256: 448 CTA tiles are 3.4 waves of 132; the last 0.4 wave is split, the
+  // three whole waves are not.
+  Plan const p = plan_of(1024, 14336, 4096);
+  EXPECT_TRUE(p.tail) << describe(p);
+  EXPECT_GT(p.splits, 1) << describe(p);
+  EXPECT_NE(describe(p).find("on the last wave"), std::string::npos) << describe(p);
+  TileShape const t = kTileShapes[p.tile];
+  EXPECT_LT(p.us, estimate_us(t, 1, 1024, 14336, 4096, 132, 2, false));
+  // Waves that come out whole have no tail: the estimate is the whole tiles' (8448 x 2048 on
+  // 128x128 is 66 x 16 = 1056 CTA tiles, 8 whole waves).
+  EXPECT_DOUBLE_EQ(estimate_us(kTileShapes[1], 2, 8448, 2048, 4096, 132, 2, false, {}, true),
+                   estimate_us(kTileShapes[1], 1, 8448, 2048, 4096, 132, 2, false));
+  // Less than a wave: the tail is every tile, the classic split.
+  EXPECT_DOUBLE_EQ(estimate_us(kTileShapes[1], 2, 256, 4096, 4096, 132, 2, false, {}, true),
+                   estimate_us(kTileShapes[1], 2, 256, 4096, 4096, 132, 2, false));
+}
+
 TEST(Sm90Plan, NarrowTilesNeedAKMajorB) {
   // ccc with a small M: B (as the kernel sees it after the swap) is mn-major, so no 128x16.
   for (std::int64_t m : {1, 16, 64}) {
@@ -87,7 +105,9 @@ TEST(Sm90Plan, EveryChoiceKeepsItsLimits) {
       EXPECT_GE(ceil_div(k, kBK) / p.splits, 4);
     }
     std::int64_t const km = p.swap ? n : m, kn = p.swap ? m : n;
-    EXPECT_LE(workspace_bytes(t, km, kn, p.splits), mc.workspace_cap);
+    EXPECT_LE(workspace_bytes(t, km, kn, p.splits, p.tail, 132), mc.workspace_cap);
+    // The tail plan keeps at most one wave's partials: fewer CTA tiles than SMs.
+    if (p.tail) EXPECT_LE(split_tiles(t, km, kn, true, 132), 132);
     // No candidate the model rejected is estimated faster than the choice.
     EXPECT_LE(p.us, estimate_us(kTileShapes[0], 1, m, n, k, 132, 2, false) * 1.0011);
   }
