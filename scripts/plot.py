@@ -102,7 +102,7 @@ def collect(benchmarks):
             entry["iterations"].append(b)
 
     records = []
-    fields = ("median_us", "GB/s", "TFLOP/s", "pct_peak", "vs_cublas")
+    fields = ("median_us", "GB/s", "TFLOP/s", "pct_peak", "vs_cublas", "noise_pct", "samples")
     for run, e in runs.items():
         parsed = parse_name(run)
         if parsed is None:
@@ -127,6 +127,9 @@ def collect(benchmarks):
         for f in fields:
             rec[f] = median([num(r.get(f)) for r in rows]) if rows else math.nan
         rec["sweep"], rec["beta"] = label_tags(rec["label"], variant)
+        # loom-bench's check of the row before timing it (passed, incorrect, not_verified, failed);
+        # files written before it checked have none.
+        rec["disposition"] = given.get("disposition", "")
         if not math.isnan(rec["GB/s"]):
             rec["op"], rec["thr"], rec["unit"] = "add", rec["GB/s"], "GB/s"
         elif not math.isnan(rec["TFLOP/s"]):
@@ -158,7 +161,7 @@ def label_tags(label, variant):
 
 
 # Label fields that every row has or that the tables show already: no note under a table.
-ROW_FIELDS = ("sweep=", "beta=", "dtype=", "layout=", "out_dtype=", "m=", "n=", "k=")
+ROW_FIELDS = ("sweep=", "beta=", "dtype=", "layout=", "out_dtype=", "m=", "n=", "k=", "disposition=")
 
 
 def plain_label(label):
@@ -228,16 +231,18 @@ def plot_group(plt, df, op, dtype, layout, variant, out_dir):
 
 def table(df, op):
     unit = "GB/s" if op == "add" else "TFLOP/s"
-    lines = [f"| kernel | dtype | layout | shape | median µs | {unit} | % of peak | vs cuBLAS |",
-             "|---|---|---|---|---:|---:|---:|---:|"]
+    lines = [f"| kernel | dtype | layout | shape | median µs | {unit} | % of peak | vs cuBLAS | noise % | samples | check |",
+             "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|"]
     for r in df.itertuples():
         if r.error:
             lines.append(f"| {r.kernel} | {r.dtype} | {r.layout} | {shape_label(op, r.M, r.N, r.K)} | "
-                         f"failed: {str(r.error).replace('|', '/')} | | | |")
+                         f"failed: {str(r.error).replace('|', '/')} | | | | | | {r.disposition} |")
             continue
+        check = "**incorrect**" if r.disposition == "incorrect" else r.disposition
         lines.append(f"| {r.kernel} | {r.dtype} | {r.layout} | {shape_label(op, r.M, r.N, r.K)} | "
                      f"{fmt(r.median_us, '.1f')} | {fmt(r.thr, ',.1f' if op == 'add' else '.2f')} | "
-                     f"{fmt(r.pct_peak, '.1f')} | {fmt(r.vs_cublas, '.3f')} |")
+                     f"{fmt(r.pct_peak, '.1f')} | {fmt(r.vs_cublas, '.3f')} | {fmt(r.noise_pct, '.2f')} | "
+                     f"{fmt(r.samples, '.0f')} | {check} |")
     return lines
 
 
