@@ -417,7 +417,7 @@ std::vector<Case> expand(SweepSpec const& s) {
   if (mn.empty())
     for (auto m : s.m)
       for (auto n : s.n) mn.emplace_back(m, n);
-  std::vector<std::int64_t> ks_dim = s.op == OpKind::add ? std::vector<std::int64_t>{0} : s.k;
+  std::vector<std::int64_t> ks_dim = s.op == OpKind::add || s.k_follows_m ? std::vector<std::int64_t>{0} : s.k;
   std::vector<std::pair<double, double>> ab = s.ab_pairs;
   if (ab.empty())
     for (auto a : s.alpha)
@@ -441,7 +441,7 @@ std::vector<Case> expand(SweepSpec const& s) {
                   p.out_dtype = o;
                   p.m = m;
                   p.n = n;
-                  p.k = kk;
+                  p.k = s.op == OpKind::gemm && s.k_follows_m ? m : kk;
                   p.a = l.a;
                   p.b = l.b;
                   p.c = l.c;
@@ -477,7 +477,7 @@ std::uint64_t count_cases(SweepSpec const& s) {
   u128 n = per_dims;
   n = mul(n, s.layouts.size());
   n = mul(n, s.mn_pairs.empty() ? mul(s.m.size(), s.n.size()) : u128(s.mn_pairs.size()));
-  n = mul(n, s.op == OpKind::add ? 1 : s.k.size());
+  n = mul(n, s.op == OpKind::add || s.k_follows_m ? 1 : s.k.size());
   n = mul(n, s.ab_pairs.empty() ? mul(s.alpha.size(), s.beta.size()) : u128(s.ab_pairs.size()));
   n = mul(n, s.ld_pad.size());
   n = mul(n, s.misalign.size());

@@ -136,6 +136,7 @@ struct SweepSpec {
   // m, n, k are crossed; when mn_pairs is non-empty it replaces the cross product of m and n.
   std::vector<std::int64_t> m, n, k;
   std::vector<std::pair<std::int64_t, std::int64_t>> mn_pairs;
+  bool k_follows_m = false;  // gemm: K = M in every case, the k list unused (the tools' size rule)
   std::vector<double> alpha, beta;  // crossed, unless ab_pairs is non-empty
   std::vector<std::pair<double, double>> ab_pairs;
   std::vector<std::int64_t> ld_pad;  // extra elements added to each leading dimension

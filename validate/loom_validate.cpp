@@ -973,10 +973,16 @@ int run(int argc, char** argv) {
         if (k->op == op) spec.kernels.push_back(k->name);
       if (spec.kernels.empty()) continue;
       if (!layouts.empty()) spec.layouts = layouts;
+      // The size rule both tools share (README.md, "Sizes"): given lists are crossed; with --m
+      // given, an axis left out follows M value by value (--m=1000 is 1000x1000x1000); with no
+      // --m, the default sweep fills in every axis left out.
       if (!ms.empty() || !ns.empty()) spec.mn_pairs.clear();
       if (!ms.empty()) spec.m = ms;
       if (!ns.empty()) spec.n = ns;
       if (!ks.empty()) spec.k = ks;
+      if (!ms.empty() && ns.empty())
+        for (auto m : ms) spec.mn_pairs.emplace_back(m, m);
+      if (!ms.empty() && ks.empty()) spec.k_follows_m = true;
       add_spec(std::move(spec));
     }
   }
