@@ -107,7 +107,9 @@ TEST(Sm90Plan, EveryChoiceKeepsItsLimits) {
     std::int64_t const km = p.swap ? n : m, kn = p.swap ? m : n;
     EXPECT_LE(workspace_bytes(t, km, kn, p.splits, p.tail, 132), mc.workspace_cap);
     // The tail plan keeps at most one wave's partials: fewer CTA tiles than SMs.
-    if (p.tail) EXPECT_LE(split_tiles(t, km, kn, true, 132), 132);
+    if (p.tail) {
+      EXPECT_LE(split_tiles(t, km, kn, true, 132), 132);
+    }
     // No candidate the model rejected is estimated faster than the choice.
     EXPECT_LE(p.us, estimate_us(kTileShapes[0], 1, m, n, k, 132, 2, false) * 1.0011);
   }
