@@ -42,8 +42,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <deque>
+#include <fstream>
 #include <functional>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -1326,6 +1328,14 @@ int main(int argc, char** argv) {
                                  "Testing aid: hang, trap or illegal-address in place of each benchmark's first launch")
                       ->group("");
   app.add_option("--device", o.device, "CUDA device ordinal (default: 0)")->check(CLI::Range(0, 1023));
+  std::string output_s;
+  bool append = false;
+  app.add_option("--output", output_s,
+                 "Write the rows as JSON (Google Benchmark's, with loom-bench's fields) to FILE, as "
+                 "--benchmark_out=FILE --benchmark_out_format=json would");
+  app.add_flag("--append", append,
+               "Add this run's rows to the --output file's (a loom-bench JSON file; its first run's context is "
+               "kept) instead of overwriting it");
   app.add_option("--tags", o.tags,
                  "key:value[,key:value...]: constant fields added to every row's label as key=value (and to the "
                  "JSON context as loom_tag_<key>), e.g. gpu:h100,commit:abc123");
@@ -1386,6 +1396,48 @@ int main(int argc, char** argv) {
     if (std::string_view const a = argv[i];
         a == "--inject-fault=" || (a == "--inject-fault" && (i + 1 == argc || argv[i + 1][0] == '-')))
       die("--inject-fault: expected hang, trap or illegal-address, found no value", 2);
+  // --output FILE becomes Google Benchmark's --benchmark_out (JSON); with --append, to a part file
+  // whose rows are added to FILE's after the run (harness::append_benchmark_rows). Checked here,
+  // before the GPU: a FILE that cannot be written, or that --append cannot extend.
+  std::string out_file, part_file;
+  bool appending = false, bm_out = false, bm_out_format = false;
+  std::string out_format;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view const a = argv[i];
+    if (a.rfind("--output=", 0) == 0) out_file = std::string(a.substr(9));
+    else if (a == "--output" && i + 1 < argc) out_file = argv[i + 1];
+    else if (a == "--append") appending = true;
+    else if (a.rfind("--benchmark_out=", 0) == 0) bm_out = true;
+    else if (a.rfind("--benchmark_out_format=", 0) == 0) bm_out_format = true, out_format = std::string(a.substr(23));
+  }
+  if (!out_file.empty()) {
+    if (bm_out) die("--output and --benchmark_out name the same thing; give one", 2);
+    if (bm_out_format && out_format != "json") die("--output writes JSON; --benchmark_out_format=" + out_format + " goes with --benchmark_out", 2);
+    if (std::string const why = harness::why_not_writable(out_file); !why.empty())
+      die("--output \"" + out_file + "\": cannot write the file: " + why, 2);
+  }
+  if (appending) {
+    if (out_file.empty()) die("--append appends to the --output file; name one", 2);
+    std::ifstream old(out_file, std::ios::binary);
+    std::string const text((std::istreambuf_iterator<char>(old)), std::istreambuf_iterator<char>());
+    if (old && !text.empty()) {
+      std::string why;
+      if (harness::append_benchmark_rows(text, "{\"benchmarks\": []}", &why).empty())
+        die("--append: \"" + out_file + "\": " + why, 2);
+      part_file = out_file + ".part";
+      if (std::string const w = harness::why_not_writable(part_file); !w.empty())
+        die("--append: cannot write \"" + part_file + "\" beside it: " + w, 2);
+    }
+  }
+  std::vector<std::string> extra_args;
+  if (!out_file.empty()) {
+    extra_args = {"--benchmark_out=" + (part_file.empty() ? out_file : part_file), "--benchmark_out_format=json"};
+  }
+  std::vector<char*> args(argv, argv + argc);
+  for (auto& e : extra_args) args.push_back(e.data());
+  args.push_back(nullptr);
+  argc = int(args.size()) - 1;
+  argv = args.data();
   // Google Benchmark takes its flags out of argv first; CLI11 then gets the rest, strictly.
   benchmark::Initialize(&argc, argv, print_help);
   try {
@@ -1629,6 +1681,23 @@ int main(int argc, char** argv) {
   cublasDestroy(g.cublas);
   cudaStreamDestroy(g.stream);
   benchmark::Shutdown();
+
+  if (!part_file.empty()) {  // --append: this run's rows join the file's
+    auto slurp = [](std::string const& path) {
+      std::ifstream f(path, std::ios::binary);
+      return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    };
+    std::string why;
+    std::string const merged = harness::append_benchmark_rows(slurp(out_file), slurp(part_file), &why);
+    std::ofstream f;
+    if (!merged.empty()) f.open(out_file, std::ios::binary | std::ios::trunc);
+    if (merged.empty() || !(f << merged) || (f.close(), !f)) {
+      std::fprintf(stderr, "loom-bench: --append: could not add this run's rows to \"%s\" (%s); they are in \"%s\"\n",
+                   out_file.c_str(), why.empty() ? "write failed" : why.c_str(), part_file.c_str());
+      return 1;
+    }
+    std::remove(part_file.c_str());
+  }
 
   if (g.incorrect > 0)
     std::fprintf(stderr, "loom-bench: %d benchmark(s) incorrect (disposition=incorrect); first: %s\n", g.incorrect,

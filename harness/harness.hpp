@@ -176,6 +176,10 @@ std::vector<std::pair<std::string, std::string>> parse_tags(std::string_view tex
 // "" when a file can be written at `path` (an existing writable file, or a new one in an existing
 // writable directory), else why not; the file is neither created nor changed.
 std::string why_not_writable(std::string const& path);
+// loom-bench --append: the rows of Google Benchmark JSON document `more` added after those of
+// `base`, whose context (the first run's) is kept. Both must be loom-bench JSON files: an object
+// whose last member is "benchmarks": [...]. Returns the merged document, or "" with *why set.
+std::string append_benchmark_rows(std::string const& base, std::string const& more, std::string* why);
 // The default correctness sweep for one op, with kernels = every registered kernel of that op
 // (may be empty for an op without kernels).
 SweepSpec default_validate_sweep(OpKind);
