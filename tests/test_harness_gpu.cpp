@@ -11,18 +11,14 @@
 #include <vector>
 
 #include "harness/harness.hpp"
+#include "tests/gpu_test_util.hpp"
 
 namespace {
 
 using namespace loom;
 using namespace loom::harness;
 
-bool have_gpu() {
-  int count = 0;
-  bool const ok = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-  cudaGetLastError();
-  return ok;
-}
+using loom::test::have_gpu;
 
 #define REQUIRE_GPU() \
   if (!have_gpu()) GTEST_SKIP() << "no CUDA GPU"

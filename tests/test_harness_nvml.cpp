@@ -7,17 +7,13 @@
 #include <string>
 
 #include "harness/harness.hpp"
+#include "tests/gpu_test_util.hpp"
 
 namespace {
 
 using namespace loom::harness;
 
-bool have_gpu() {
-  int count = 0;
-  bool const ok = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-  cudaGetLastError();
-  return ok;
-}
+using loom::test::have_gpu;
 
 TEST(HarnessNvml, DescribeReasons) {
   EXPECT_EQ(describe_clock_event_reasons(0), "none (0x0)");

@@ -9,15 +9,13 @@
 #include <vector>
 
 #include "layout/tensor.hpp"
+#include "tests/gpu_test_util.hpp"
 
 namespace {
 
 using namespace loom;
 
-bool have_gpu() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
+using loom::test::have_gpu;
 
 #define CUDA_OK(expr) ASSERT_EQ((expr), cudaSuccess) << #expr
 

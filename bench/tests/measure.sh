@@ -7,12 +7,7 @@
 # exactly N samples; --max-noise=0 samples until --max-time; the JSON context says how it sampled,
 # the clock threshold and the driver version from NVML.
 # Usage: bash measure.sh PATH/TO/loom-bench
-set -uo pipefail
-bench=${1:?usage: $0 <path to loom-bench>}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { if grep -Eq -- "$3" "$2"; then echo "ok   $1"; else echo "FAIL $1: no /$3/ in:"; head -40 "$2"; fail=1; fi; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 
 for args in "--min-samples=0" "--min-samples=-3" "--min-samples=x" "--max-noise=-1" "--max-noise=nan" "--max-noise=101" \
             "--max-time=0" "--max-time=abc" "--max-time=nan" "--max-time=1e9" "--throttle-threshold=150" \

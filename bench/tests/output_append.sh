@@ -6,11 +6,7 @@
 # extend). With a GPU (else Skipped, 77): two runs into one file give one JSON document holding both
 # runs' rows and the first run's context, and no part file is left behind.
 # Usage: bash output_append.sh PATH/TO/loom-bench
-set -uo pipefail
-bench=${1:?usage: $0 <path to loom-bench>}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 bad() {  # fragment, args...
   local frag=$1
   shift

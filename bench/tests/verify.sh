@@ -6,12 +6,7 @@
 # every kernel row disposition=passed and every baseline row disposition=not_verified, in the
 # console and in the JSON label; --verification=off makes every row not_verified.
 # Usage: bash verify.sh PATH/TO/loom-bench
-set -uo pipefail
-bench=${1:?usage: $0 <path to loom-bench>}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { if grep -Eq -- "$3" "$2"; then echo "ok   $1"; else echo "FAIL $1: no /$3/ in:"; head -40 "$2"; fail=1; fi; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$@"
 count() { local n; n=$(grep -Ec -- "$3" "$2"); if [[ $n -eq $4 ]]; then echo "ok   $1"; else echo "FAIL $1: $n lines match /$3/, expected $4"; fail=1; fi; }
 
 for args in "--verification=maybe" "--verification=" "--verification=ON"; do
