@@ -2,10 +2,11 @@
 // (its header says how it works); kernels/CMakeLists.txt compiles it for sm_90a in one translation
 // unit per tile shape and pair of majornesses (LOOM_SM90_INSTANCES).
 //
-// Plan (kernels/gemm_sm90_plan.hpp): the model picks a tile shape, a split of K and whether to swap
-// A and B, from the problem's sizes and the SM count. LOOM_SM90_PLAN=<tile>:<splits>:<swap>[:<tail>]
-// (e.g. 1:4:0, or 0:2:0:1 to split only the last wave) overrides it for tuning and tests; a plan the operands cannot take (a narrow tile with an
-// mn-major B) falls back to the model's.
+// Plan (kernels/gemm_sm90_plan.hpp): the model picks a tile shape, a split of K (of every tile, or
+// of the last partial wave's alone) and whether to swap A and B, from the problem's sizes and the SM
+// count. LOOM_SM90_PLAN=<tile>:<splits>:<swap>[:<tail>] (e.g. 1:4:0, or 0:2:0:1 to split only the
+// last wave) overrides it for tuning and tests; a plan the operands cannot take (a narrow tile with
+// an mn-major B) falls back to the model's.
 //
 // Paths (KernelInfo::path, which launch() follows, so that what validate and bench report is what
 // ran): "tma <plan>, ..." when TMA can read A and B (16-byte aligned bases, leading dimensions a

@@ -33,7 +33,7 @@ struct TileShape {
   int bm, bn, cluster_m;
   char const* name;
   double efficiency;  // the share of the tensor pipe's peak one CTA of this shape sustains
-  bool split_k;       // K may be split
+  bool split_k;       // K may be split for every tile (any shape may split its last wave: Plan::tail)
 };
 // The menu. 128x256: big problems; 128x128: twice the tiles; 128x64 and 128x16: a small N (a small M
 // swapped), one CTA per cluster since B's tile is small. The 64-row tiles (one consumer warpgroup)
@@ -41,8 +41,9 @@ struct TileShape {
 // layer, 64x64 makes 128 tiles where 128x128 makes 32, and every SM streams its own panels instead
 // of a quarter of them waiting on a split-K fixup. The efficiencies are fitted to timings of every
 // shape under forced plans (docs/tuning/sm90.md); a narrow N spends wgmma's shared-memory reads of A
-// on fewer flops. 128x256 is never split: its 128 KB partial tile per CTA made every split measured
-// slower than the 128x128 tile whole. 128x192 fills the SMs where 128x256 leaves a third idle or
+// on fewer flops. 128x256 and 128x192 never split every tile: 128x256's 128 KB partial tile per CTA
+// made every such split measured slower than the 128x128 tile whole (their last wave alone may still
+// be split). 128x192 fills the SMs where 128x256 leaves a third idle or
 // spills into a second wave (11008 columns: 58 tiles across against 43). Indices are
 // LOOM_SM90_PLAN's, so new shapes go at the end.
 inline constexpr TileShape kTileShapes[] = {{128, 256, 2, "128x256", 0.90, false},
