@@ -34,7 +34,7 @@
 // Per-thread (not collective), shared addresses as smem_u32 gives them:
 //   mbarrier_init(bar, count), fence_mbarrier_init_cluster(), mbarrier_arrive_expect_tx(bar, bytes),
 //   mbarrier_arrive_cluster(bar, cta), mbarrier_wait(bar, parity)   (traps after ~2^36 cycles)
-//   cluster_ctarank(), cluster_sync()                                  (cluster_sync: every thread)
+//   cluster_ctarank(), cluster_arrive_relaxed(), cluster_wait()         (the last two: every thread)
 //   tma_load_2d(dst, tmap, bar, c0, c1), tma_load_2d_multicast(..., cta_mask),
 //   tma_store_2d(tmap, src, c0, c1), bulk_commit_group(), bulk_wait_group<N>(),
 //   bulk_wait_group_read<N>(), tma_prefetch_descriptor(tmap)
@@ -235,14 +235,24 @@ __device__ __forceinline__ unsigned cluster_ctarank() {
 #endif
 }
 
-// Every thread of every CTA of the cluster arrives, then waits for all (release / acquire).
-__device__ __forceinline__ void cluster_sync() {
+// barrier.cluster.arrive.relaxed: arrive without ordering this thread's memory operations (a
+// fence before it orders what must be seen, e.g. fence_mbarrier_init_cluster); barrier.cluster.wait
+// (.acquire): wait until every thread of every CTA of the cluster has arrived.
+__device__ __forceinline__ void cluster_arrive_relaxed() {
 #if LOOM_SM90A_ENABLED
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
 #else
   LOOM_SM90A_UNSUPPORTED();
 #endif
 }
+__device__ __forceinline__ void cluster_wait() {
+#if LOOM_SM90A_ENABLED
+  asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#else
+  LOOM_SM90A_UNSUPPORTED();
+#endif
+}
+
 
 // ---------------------------------------------------------------------------------------------
 // TMA (PTX ISA 9.7.9.25.5.1 "cp.async.bulk.tensor")
