@@ -166,7 +166,7 @@ TEST(HarnessGpu, Sm90IsDeterministic) {
     char const* layout;
     char const* path;  // a part of the path the plan must take
   };
-  for (Shape const s : {Shape{128, 4096, 4096, "rcr", "split-K"}, Shape{128, 14336, 4096, "rcr", "swap-AB"},
+  for (Shape const s : {Shape{128, 4096, 11008, "rcr", "split-K"}, Shape{128, 14336, 4096, "rcr", "swap-AB"},
                         Shape{16, 4096, 4096, "rcr", "swap-AB split-K"}, Shape{64, 4096, 14336, "ccc", "split-K"},
                         Shape{1, 4096, 11008, "rcr", "split-K"}, Shape{1024, 14336, 4096, "rcr", "on the last wave"}}) {
     int const m = s.m, n = s.n, kk = s.k;

@@ -42,8 +42,8 @@ TEST(Sm90Plan, SmallMIsSwappedOntoANarrowTile) {
 }
 
 TEST(Sm90Plan, FewTilesSplitK) {
-  // 128 x 4096 has 32 or fewer tiles of any shape for 132 SMs: K is split.
-  EXPECT_GT(plan_of(128, 4096, 4096).splits, 1);
+  // 64 x 4096 has 64 or fewer tiles of any shape for 132 SMs: K is split.
+  EXPECT_GT(plan_of(64, 4096, 4096).splits, 1);
   EXPECT_GT(plan_of(16, 4096, 14336).splits, 1);
   // A short K is never split below 4 k tiles a split.
   EXPECT_EQ(plan_of(128, 4096, 256).splits, 1);
@@ -54,6 +54,10 @@ TEST(Sm90Plan, FewTilesTakeHalfHeightTilesBeforeSplitting) {
   Plan const p = plan_of(256, 4096, 4096);
   EXPECT_EQ(kTileShapes[p.tile].bm, 64) << describe(p);
   EXPECT_EQ(p.splits, 1) << describe(p);
+  // 128 x 4096: 64x64 makes 128 whole tiles.
+  Plan const q = plan_of(128, 4096, 4096);
+  EXPECT_EQ(std::string(kTileShapes[q.tile].name), "64x64") << describe(q);
+  EXPECT_EQ(q.splits, 1) << describe(q);
   // 11008 columns: 128x192 fills one wave of clusters where 128x256 leaves a third of them idle.
   EXPECT_EQ(std::string(kTileShapes[plan_of(256, 11008, 4096).tile].name), "128x192");
 }
