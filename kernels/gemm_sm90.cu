@@ -8,8 +8,8 @@
 // last wave) overrides it for tuning and tests; a plan the operands cannot take (a narrow tile with
 // an mn-major B) falls back to the model's.
 //
-// Paths (KernelInfo::path, which launch() follows, so that what validate and bench report is what
-// ran): "tma <plan>, ..." when TMA can read A and B (16-byte aligned bases, leading dimensions a
+// Paths (KernelInfo::path, which launch() follows from the same plan and the same checks, so that
+// what validate and bench report is what ran): "tma <plan>, ..." when TMA can read A and B (16-byte aligned bases, leading dimensions a
 // multiple of 8 elements), otherwise "sm80 (why)", the mma.sync kernel, which takes any alignment.
 // On the TMA path the epilogue is "tma store" (a tile shape that has it, beta == 0, D unswapped,
 // D's base and row stride multiples of 16 bytes) or "direct store (why)", from the registers.
@@ -102,7 +102,34 @@ sm90::Plan choose_plan(Problem const& p, Operands const& ops) {
   sm90::Plan const f = forced_plan();
   if (f.tile >= 0 && ((f.swap ? in.a_k_major : in.b_k_major) || sm90::tile_takes_mn_major_b(sm90::kTileShapes[f.tile])))
     return f;
-  return sm90::plan(in);
+  // The model weighs a few hundred configurations (about 2 µs of host time); a caller that launches
+  // one shape again and again gets its last plan back.
+  thread_local sm90::PlanInput last_in;
+  thread_local sm90::Plan last_plan;
+  thread_local bool have_last = false;
+  auto const same = [](sm90::PlanInput const& x, sm90::PlanInput const& y) {
+    return x.m == y.m && x.n == y.n && x.k == y.k && x.a_k_major == y.a_k_major && x.b_k_major == y.b_k_major &&
+           x.sms == y.sms && x.out_bytes == y.out_bytes && x.beta == y.beta;
+  };
+  if (!have_last || !same(in, last_in)) last_in = in, last_plan = sm90::plan(in), have_last = true;
+  return last_plan;
+}
+
+// What path() and launch() both start from: why TMA cannot read A or B ("" when it can), and then
+// the plan and the kernel's arguments in its orientation.
+struct Prepared {
+  std::string why;
+  sm90::Plan plan;
+  sm90::Args args;
+};
+Prepared prepare(Problem const& p, Operands const& ops) {
+  Prepared r;
+  r.why = why_no_tma("A", ops.a, operand_shape(p.a, p.lda, p.m, p.k, false));
+  if (r.why.empty()) r.why = why_no_tma("B", ops.b, operand_shape(p.b, p.ldb, p.n, p.k, true));
+  if (!r.why.empty()) return r;
+  r.plan = choose_plan(p, ops);
+  r.args = make_args(p, ops, r.plan.swap);
+  return r;
 }
 
 // One tile shape and pair of majornesses, as a call of F(integral constants...).
@@ -125,16 +152,14 @@ std::string tma_why(sm90::Plan const& plan, sm90::Args const& args) {
 
 std::string path(Problem const& p0, Operands const& ops) {
   Problem const p = with_default_lds(p0);
-  std::string why = why_no_tma("A", ops.a, operand_shape(p.a, p.lda, p.m, p.k, false));
-  if (why.empty()) why = why_no_tma("B", ops.b, operand_shape(p.b, p.ldb, p.n, p.k, true));
-  sm90::Plan const plan = why.empty() ? choose_plan(p, ops) : sm90::Plan{};
-  sm90::Args const args = make_args(p, ops, plan.swap);
-  if (why.empty()) why = tma_why(plan, args);
+  Prepared const r = prepare(p, ops);
+  std::string why = r.why;
+  if (why.empty()) why = tma_why(r.plan, r.args);
   if (!why.empty()) return "sm80 (" + why + ")";
-  std::string store = sm90::tile_has_tma_store(sm90::kTileShapes[plan.tile]) ? "" : "the tile is narrower than a store box";
+  std::string store = sm90::tile_has_tma_store(sm90::kTileShapes[r.plan.tile]) ? "" : "the tile is narrower than a store box";
   CUtensorMap d;
-  if (store.empty()) store = sm90::make_tma_store_map(args, &d);
-  return "tma " + sm90::describe(plan) + (store.empty() ? ", tma store" : ", direct store (" + store + ")");
+  if (store.empty()) store = sm90::make_tma_store_map(r.args, &d);
+  return "tma " + sm90::describe(r.plan) + (store.empty() ? ", tma store" : ", direct store (" + store + ")");
 }
 
 // The split-K workspace of a stream: the partials, and the arrival counters (kept zero).
@@ -174,15 +199,19 @@ cudaError_t workspace_for(cudaStream_t stream, std::size_t partial_bytes, std::s
   return cudaSuccess;
 }
 
+// Follows path() without building its string or the TMA maps twice: the plan once, the maps once
+// (in launch_tiling, which says when TMA cannot take an operand; then sm80 runs, as path() says).
 cudaError_t launch(Problem const& p0, Operands const& ops, cudaStream_t stream) {
   Problem const p = with_default_lds(p0);
-  if (path(p, ops).rfind("tma", 0) != 0) {
-    KernelInfo const* sm80 = find_kernel("sm80");
-    return sm80 ? sm80->launch(p, ops, stream) : cudaErrorNotSupported;
-  }
+  auto const sm80 = [&] {
+    KernelInfo const* k = find_kernel("sm80");
+    return k ? k->launch(p, ops, stream) : cudaErrorNotSupported;
+  };
+  Prepared r = prepare(p, ops);
+  if (!r.why.empty()) return sm80();
   if (sm_count() <= 0) return cudaErrorInvalidDevice;
-  sm90::Plan const plan = choose_plan(p, ops);
-  sm90::Args args = make_args(p, ops, plan.swap);
+  sm90::Plan const plan = r.plan;
+  sm90::Args& args = r.args;
   args.sm_count = sm_count();
   args.splits = plan.splits;
   args.tail = plan.tail;
@@ -197,10 +226,11 @@ cudaError_t launch(Problem const& p0, Operands const& ops, cudaStream_t stream) 
   }
   bool const bf16 = p.dtype == DType::bf16;
   bool const ak = args.ga.stride[1] == 1, bk = args.gb.stride[1] == 1;
-  // path() built these maps already, so the launcher's tma_maps cannot fail here.
-  return dispatch(plan.tile, ak, bk, [&](auto t, auto a, auto b) {
-    return sm90::launch_tiling<decltype(t)::value, decltype(a)::value, decltype(b)::value>(args, bf16, stream, nullptr);
+  std::string why;
+  cudaError_t const e = dispatch(plan.tile, ak, bk, [&](auto t, auto a, auto b) {
+    return sm90::launch_tiling<decltype(t)::value, decltype(a)::value, decltype(b)::value>(args, bf16, stream, &why);
   });
+  return e != cudaSuccess && !why.empty() ? sm80() : e;
 }
 
 std::string check(Problem const& p) {

@@ -99,7 +99,6 @@ struct PlanInput {
   int sms = 132;
   int out_bytes = 2;    // bytes per element of D
   bool beta = false;    // C is read
-  bool d_tma = true;    // D can take the TMA-store epilogue (aligned, beta == 0), unswapped
 };
 
 // The machine the model assumes (H100 SXM): dense bf16/f16 tensor peak and 132 SMs and HBM3
