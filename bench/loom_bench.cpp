@@ -16,9 +16,10 @@
 // from the MAD) is at most --max-noise percent, or after --max-time seconds; --iterations=N keeps
 // exactly N. The iteration's manual time is the median launch (so Google Benchmark's Time is the
 // median, and --benchmark_repetitions repeats whole measurements); --benchmark_min_time sets
-// --min-time ("100x": --iterations). Counters: samples, noise_pct, min_us, median_us,
-// throttled_discarded and sm_mhz (where NVML reads the clock), and the throughput (GB/s, TFLOP/s,
-// pct_peak, vs_cublas) from the median.
+// --min-time ("100x": --iterations). Counters: samples, noise_pct, min_us, median_us, host_us
+// (the median host time of the launch call itself, nvbench's CPU time: the L2 flush queued before
+// it hides it from the GPU time), throttled_discarded and sm_mhz (where NVML reads the clock), and
+// the throughput (GB/s, TFLOP/s, pct_peak, vs_cublas) from the median.
 //
 // Verification (--verification=on, the default; the CUTLASS profiler's Disposition): before a
 // kernel's row is timed, one launch on a NaN-poisoned D is compared with cuBLAS (fp64 on the host
@@ -775,6 +776,7 @@ double noise_pct(std::vector<double> const& v) {
 
 struct Measurement {
   std::vector<double> ms;  // the kept samples, milliseconds each
+  std::vector<double> host_us;  // the host time of each kept sample's launch call, microseconds
   double noise = std::nan("");
   int discarded = 0;  // samples taken below the clock threshold, discarded and taken again
   double sm_mhz = 0;  // median SM clock of the kept samples (NVML), 0 when unknown
@@ -791,7 +793,7 @@ Measurement measure(Bench const& b, std::function<std::string()> const& launch, 
   Sampling const& s = g.sampling;
   harness::Timer timer(g.stream);
   Measurement m;
-  std::vector<double> throttled;
+  std::vector<double> throttled, throttled_host;
   std::vector<int> clocks, throttled_clocks;
   double total_s = 0;
   std::size_t next_check = 0;
@@ -799,9 +801,12 @@ Measurement measure(Bench const& b, std::function<std::string()> const& launch, 
   for (;;) {
     LOOM_CUDA(g.flusher->flush(g.stream));
     timer.start();
+    double host = 0;
     {
       harness::NvtxRange range(b.nvtx);
+      auto const h0 = std::chrono::steady_clock::now();
       *err = launch();
+      host = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - h0).count();
     }
     timer.stop();
     if (!err->empty()) return m;
@@ -810,9 +815,11 @@ Measurement measure(Bench const& b, std::function<std::string()> const& launch, 
     if (clk > 0 && clk < s.throttle_mhz) {
       ++m.discarded;
       throttled.push_back(t);
+      throttled_host.push_back(host);
       throttled_clocks.push_back(clk);
     } else {
       m.ms.push_back(t);
+      m.host_us.push_back(host);
       clocks.push_back(clk);
       total_s += t * 1e-3;
     }
@@ -834,6 +841,7 @@ Measurement measure(Bench const& b, std::function<std::string()> const& launch, 
   }
   if (m.ms.empty()) {  // every sample throttled until --max-time: time with those, and say so
     m.ms = std::move(throttled);
+    m.host_us = std::move(throttled_host);
     clocks = std::move(throttled_clocks);
     m.all_throttled = true;
     m.discarded = 0;  // none was discarded after all: throttled_discarded 0, sm_mhz shows the clock
@@ -892,6 +900,7 @@ void run_bench(benchmark::State& st, Bench const& b) {
     if (std::isfinite(m.noise)) st.counters["noise_pct"] = benchmark::Counter(m.noise);
     st.counters["min_us"] = benchmark::Counter(*std::min_element(m.ms.begin(), m.ms.end()) * 1e3);
     st.counters["median_us"] = benchmark::Counter(med_ms * 1e3);
+    if (!m.host_us.empty()) st.counters["host_us"] = benchmark::Counter(median(m.host_us));
     if (g.sampling.read_clock) {
       st.counters["throttled_discarded"] = benchmark::Counter(double(m.discarded));
       if (m.sm_mhz > 0) st.counters["sm_mhz"] = benchmark::Counter(m.sm_mhz);
@@ -1377,7 +1386,7 @@ int main(int argc, char** argv) {
   app.footer(
       "Every --benchmark_* flag goes to Google Benchmark (--help lists them), e.g. "
       "--benchmark_filter=REGEX --benchmark_format=json --benchmark_out=FILE --benchmark_out_format=json.\n"
-      "Counters: m, n, k, samples, noise_pct, min_us, median_us, throttled_discarded and sm_mhz (with NVML), GB/s "
+      "Counters: m, n, k, samples, noise_pct, min_us, median_us, host_us, throttled_discarded and sm_mhz (with NVML), GB/s "
       "or TFLOP/s, pct_peak, vs_cublas (throughput / cuBLAS's, same run); Time is the median launch. "
       "Labels: [path=P; ]dtype=D; layout=L; disposition=passed|incorrect|not_verified|failed, then the "
       "baseline's note, the sweep and --tags.");

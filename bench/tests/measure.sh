@@ -2,7 +2,7 @@
 # ctest bench_measurement: loom-bench's noise-aware sampling and its NVML clock check.
 # Without a GPU: --min-samples, --max-noise, --max-time and --throttle-threshold take their ranges
 # (anything else, NaN included: one line, exit 2) and --help names them. With a GPU (else
-# Skipped, 77): a tiny run's rows carry samples (>= --min-samples), noise_pct, min_us <=
+# Skipped, 77): a tiny run's rows carry samples (>= --min-samples), noise_pct, host_us, min_us <=
 # median_us, and, where NVML reads the clock, throttled_discarded and sm_mhz; --iterations=N keeps
 # exactly N samples; --max-noise=0 samples until --max-time; the JSON context says how it sampled,
 # the clock threshold and the driver version from NVML.
@@ -53,7 +53,7 @@ rows = {b["name"].split("/iterations:")[0].split("/manual_time")[0]: b for b in 
 ctx = doc["context"]
 ok = eval(sys.argv[2])
 print("ok" if ok else "FAIL: " + json.dumps({k: {c: v for c, v in r.items() if c in (
-    "samples", "noise_pct", "min_us", "median_us", "throttled_discarded", "sm_mhz", "iterations", "label")}
+    "samples", "noise_pct", "min_us", "median_us", "host_us", "throttled_discarded", "sm_mhz", "iterations", "label")}
     for k, r in rows.items()}) + " " + json.dumps({k: v for k, v in ctx.items() if k.startswith("loom_")}))
 sys.exit(0 if ok else 1)
 PY
@@ -69,6 +69,7 @@ jcheck "samples >= --min-samples" "$tmp/run.json" "all(r['samples'] >= 12 for r 
 jcheck "noise_pct present" "$tmp/run.json" "all(r['noise_pct'] >= 0 for r in rows.values())"
 jcheck "noise under --max-noise, or --max-time ran out" "$tmp/run.json" "rows['$k']['noise_pct'] <= 0.5 or rows['$k']['samples'] > 1000"
 jcheck "min_us <= median_us" "$tmp/run.json" "all(0 < r['min_us'] <= r['median_us'] for r in rows.values())"
+jcheck "host_us: the launch call's host time, positive and below a second" "$tmp/run.json" "all(0 < r['host_us'] < 1e6 for r in rows.values())"
 jcheck "Time is the median" "$tmp/run.json" "abs(rows['$k']['real_time'] - rows['$k']['median_us']) <= 1e-3 * rows['$k']['median_us']"
 jcheck "throttled_discarded and sm_mhz (NVML)" "$tmp/run.json" "all(r['throttled_discarded'] >= 0 and r['sm_mhz'] > 0 for r in rows.values())"
 jcheck "context: sampling" "$tmp/run.json" "'noise_pct' in ctx['loom_sampling'] and 'MHz' in ctx['loom_clock_threshold']"
