@@ -28,6 +28,21 @@ def number(text):
         return math.nan
 
 
+def dram_pct(rec, bw):
+    """DRAM throughput in % of peak: ncu's dram__throughput where the export has it; else (the
+    section set of ncu 2025 and later) the bytes per second over the peak bytes per DRAM cycle times
+    the DRAM clock; else the read and write shares of the peak, added."""
+    direct = number(rec.get("dram__throughput.avg.pct_of_peak_sustained_elapsed"))
+    if not math.isnan(direct):
+        return direct
+    peak = number(rec.get("dram__bytes.sum.peak_sustained")) * number(rec.get("dram__cycles_elapsed.avg.per_second"))
+    if not math.isnan(bw) and peak > 0:
+        return 100.0 * bw / peak
+    rd = number(rec.get("dram__bytes_read.sum.pct_of_peak_sustained_elapsed"))
+    wr = number(rec.get("dram__bytes_write.sum.pct_of_peak_sustained_elapsed"))
+    return rd + wr
+
+
 def read(path):
     try:
         with open(path, newline="") as f:
@@ -88,8 +103,7 @@ def summarize(rec, units, header, args):
     if math.isnan(bw) and moved > 0 and dur > 0:
         bw = moved / dur
     line = f"  DRAM: {'n/a' if math.isnan(bw) else f'{bw / 1e9:,.1f} GB/s'} achieved " \
-           f"(read {fmt_bytes(rd)}, write {fmt_bytes(wr)}), " \
-           f"{pct(number(rec.get('dram__throughput.avg.pct_of_peak_sustained_elapsed')))} of peak"
+           f"(read {fmt_bytes(rd)}, write {fmt_bytes(wr)}), {pct(dram_pct(rec, bw))} of peak"
     if args.op == "add" and args.m and args.n and not math.isnan(dur) and dur > 0:
         ideal = 3.0 * args.m * args.n * ELEM_BYTES.get(args.dtype, 4)
         line += f"; 2 reads + 1 write of the operands = {ideal / dur / 1e9:,.1f} GB/s"

@@ -26,6 +26,20 @@ for want in "add/f32/ccc/16384x16384x0 (1 kernel(s))" "duration: 1100.0 us" \
             "shared-memory bank conflicts: loads 0, stores 0" "40 registers/thread"; do
   grep -qF -- "$want" <<<"$out" || { echo "FAIL: missing: $want"; fails=$((fails + 1)); }
 done
+# The current ncu's export has no dram__throughput: the share of the peak comes from the bytes per
+# second over the peak bytes per DRAM cycle times the DRAM clock (these figures: an H100 profile).
+cat >"$tmp/raw2.csv" <<'CSV'
+"ID","Kernel Name","dram__bytes.sum.per_second","dram__bytes.sum.peak_sustained","dram__cycles_elapsed.avg.per_second","dram__bytes_read.sum","dram__bytes_write.sum","dram__bytes_read.sum.pct_of_peak_sustained_elapsed","dram__bytes_write.sum.pct_of_peak_sustained_elapsed","gpu__time_duration.sum"
+"","","byte/s","byte/cycle","hz","byte","byte","%","%","nsecond"
+"0","gemm_kernel","1,663,405,247,813.41","1,280","2,609,766,763.85","34,603,008","1,835,008","47.29","2.51","22,016"
+CSV
+out=$("$py" "$root/scripts/ncu_summary.py" "$tmp/raw2.csv" --case gemm --op gemm) || { echo "FAIL: exit status on raw2"; fails=$((fails + 1)); }
+grep -qF "DRAM: 1,663.4 GB/s achieved (read 0.035 GB, write 0.002 GB), 49.8% of peak" <<<"$out" ||
+  { echo "FAIL: the DRAM share without dram__throughput: $(grep DRAM <<<"$out")"; fails=$((fails + 1)); }
+# Neither: the read and write shares, added.
+sed -i 's/"1,280"/""/' "$tmp/raw2.csv"
+out=$("$py" "$root/scripts/ncu_summary.py" "$tmp/raw2.csv" --case gemm --op gemm)
+grep -qF "49.8% of peak" <<<"$out" || { echo "FAIL: the read and write shares: $(grep DRAM <<<"$out")"; fails=$((fails + 1)); }
 if "$py" "$root/scripts/ncu_summary.py" "$tmp/missing.csv" 2>/dev/null; then
   echo "FAIL: a missing file exits 0"; fails=$((fails + 1))
 fi
