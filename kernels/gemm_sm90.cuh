@@ -608,7 +608,6 @@ __device__ __forceinline__ void consumer_mma(Params const& p, unsigned smem, uns
       }
     }
   }
-  // Every TMA store has written D before the CTA exits.
   // The last TMA stores have read their buffers before the CTA's shared memory goes (their writes
   // to D complete by the end of the grid).
   if (Tl::kTmaStore && tid % 128 == 0) bulk_wait_group_read<0>();
