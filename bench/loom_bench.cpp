@@ -1163,6 +1163,10 @@ int enumerate(Options const& o, std::vector<harness::Case> const& cases) {
   for (Bench const& b : benches) {
     row(b.name, "would_run", b.problem, b.label);
     std::printf("  repro: %s\n", b.repro.c_str());
+    // The configuration a kernel with several would pick (KernelInfo::plan; aligned operands only:
+    // a misaligned case's path is decided by its addresses, which only the run has).
+    if (b.kind == Kind::kernel && b.kernel->plan && b.misalign == 0)
+      std::printf("  plan: %s\n", b.kernel->plan(b.problem, g.info.cc).c_str());
     // What the run checks the row against before timing it, and so the dispositions it can get.
     std::string const reference = reference_for(b);
     if (reference == "cublas")

@@ -24,11 +24,12 @@ int device_cc() {
   return major * 10 + minor;
 }
 
-KernelInfo const* target(Problem const& p) {
+KernelInfo const* target(Problem const& p, int cc) {
   if (p.dtype == DType::f32) return find_kernel("fma");
   // sm_90a code runs on compute capability 9.0 only.
-  return find_kernel(device_cc() == 90 ? "sm90" : "sm80");
+  return find_kernel(cc == 90 ? "sm90" : "sm80");
 }
+KernelInfo const* target(Problem const& p) { return target(p, p.dtype == DType::f32 ? 0 : device_cc()); }
 
 std::string check(Problem const& p) {
   KernelInfo const* k = target(p);
@@ -48,6 +49,13 @@ std::string path(Problem const& p, Operands const& ops) {
   return sub.empty() ? k->name : k->name + ": " + sub;
 }
 
+std::string plan(Problem const& p, int cc) {
+  KernelInfo const* k = target(p, cc);
+  if (!k) return "none";
+  std::string const sub = k->plan ? k->plan(p, cc) : std::string();
+  return sub.empty() ? k->name : k->name + ": " + sub;
+}
+
 }  // namespace
 
 KernelInfo gemm_kernel_info() {
@@ -55,6 +63,7 @@ KernelInfo gemm_kernel_info() {
                "the entry point: fma for fp32; sm90 on compute capability 9.0, else sm80, for fp16 and bf16",
                check, launch};
   k.path = path;
+  k.plan = plan;
   return k;
 }
 

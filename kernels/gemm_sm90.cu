@@ -238,6 +238,17 @@ std::string check(Problem const& p) {
   return {};
 }
 
+// path() from the case alone: operands at an aligned (never dereferenced) address, and no TMA map
+// (the driver's check of a map repeats make_tma_desc's, which prepare()'s rules mirror).
+std::string plan_only(Problem const& p0, int) {
+  Problem const p = with_default_lds(p0);
+  Operands ops{};
+  ops.a = ops.b = ops.c = reinterpret_cast<void const*>(std::uintptr_t(256));
+  ops.d = reinterpret_cast<void*>(std::uintptr_t(256));
+  Prepared const r = prepare(p, ops);
+  return r.why.empty() ? "tma " + sm90::describe(r.plan) : "sm80 (" + r.why + ")";
+}
+
 }  // namespace
 
 KernelInfo sm90_kernel_info() {
@@ -247,6 +258,7 @@ KernelInfo sm90_kernel_info() {
                "accumulation; sm80 where TMA cannot read A or B",
                check, launch};
   k.path = path;
+  k.plan = plan_only;
   k.max_cc = 90;  // sm_90a code (wgmma, setmaxnreg) runs on compute capability 9.0 alone
   return k;
 }

@@ -23,6 +23,18 @@ check "fields: kernel" '^sm80/bf16/rcr/4096x4096x4096 +would_run +4096 +4096 +40
 "$bench" --mode=enumerate --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
 check "default sweep at 9.0" '^enumerate: [0-9]+ benchmarks would run, 0 not_supported$'
 
+# The configuration a kernel with several paths would pick (KernelInfo::plan), on the host alone.
+"$bench" --mode=enumerate --kernels=gemm,sm90 --dtypes=bf16 --layouts=rcr --m=1,128 --n=4096 --k=4096 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
+check "plan: gemm takes sm90's TMA path" '^  plan: sm90: tma [0-9]+x[0-9]+'
+check "plan: sm90's own" '^  plan: tma [0-9]+x[0-9]+'
+check "plan: M = 1 is swapped" '^  plan: sm90: tma [0-9]+x[0-9]+ swap-AB'
+[[ $(grep -c '^  plan: ' "$tmp/out") -eq 4 ]] && echo "ok   plan: one line per kernel row" || { echo "FAIL plan lines: $(grep -c '^  plan: ' "$tmp/out")"; fail=1; }
+"$bench" --mode=enumerate --kernels=gemm --dtypes=bf16,f32 --layouts=ccc --m=1 --n=4096 --k=4096 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
+check "plan: lda = 1 goes to sm80" '^  plan: sm90: sm80 \(lda is not a multiple of 8 elements\)$'
+check "plan: fp32 is fma" '^  plan: fma$'
+"$bench" --mode=enumerate --kernels=gemm --dtypes=bf16 --layouts=rcr --m=256 --compute-capability=8.0 >"$tmp/out" 2>"$tmp/err"
+check "plan at 8.0: sm80" '^  plan: sm80$'
+
 # --kernels globs, --ignore-kernels, --providers.
 "$bench" --mode=enumerate --kernels='sm*' --ignore-kernels=sm80 --dtypes=bf16 --layouts=rcr --m=4096 --compute-capability=90 >"$tmp/out" 2>"$tmp/err"
 check "glob and ignore" '^enumerate: 2 benchmarks would run, 0 not_supported$'
