@@ -29,9 +29,9 @@ def number(text):
 
 
 def dram_pct(rec, bw):
-    """DRAM throughput in % of peak: ncu's dram__throughput where the export has it; else (the
-    section set of ncu 2025 and later) the bytes per second over the peak bytes per DRAM cycle times
-    the DRAM clock; else the read and write shares of the peak, added."""
+    """DRAM throughput in % of peak: ncu's dram__throughput where the export has it; else (exports
+    without it, as the H100 machine's ncu gives) the bytes per second over the peak bytes per DRAM
+    cycle times the DRAM clock; else the read and write shares of the peak, added."""
     direct = number(rec.get("dram__throughput.avg.pct_of_peak_sustained_elapsed"))
     if not math.isnan(direct):
         return direct

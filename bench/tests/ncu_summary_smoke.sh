@@ -26,7 +26,7 @@ for want in "add/f32/ccc/16384x16384x0 (1 kernel(s))" "duration: 1100.0 us" \
             "shared-memory bank conflicts: loads 0, stores 0" "40 registers/thread"; do
   grep -qF -- "$want" <<<"$out" || { echo "FAIL: missing: $want"; fails=$((fails + 1)); }
 done
-# The current ncu's export has no dram__throughput: the share of the peak comes from the bytes per
+# An export without dram__throughput (the H100 machine's ncu): the share of the peak comes from the bytes per
 # second over the peak bytes per DRAM cycle times the DRAM clock (these figures: an H100 profile).
 cat >"$tmp/raw2.csv" <<'CSV'
 "ID","Kernel Name","dram__bytes.sum.per_second","dram__bytes.sum.peak_sustained","dram__cycles_elapsed.avg.per_second","dram__bytes_read.sum","dram__bytes_write.sum","dram__bytes_read.sum.pct_of_peak_sustained_elapsed","dram__bytes_write.sum.pct_of_peak_sustained_elapsed","gpu__time_duration.sum"
