@@ -9,8 +9,9 @@
 // an mn-major B) falls back to the model's.
 //
 // Paths (KernelInfo::path, which launch() follows from the same plan and the same checks, so that
-// what validate and bench report is what ran): "tma <plan>, ..." when TMA can read A and B (16-byte aligned bases, leading dimensions a
-// multiple of 8 elements), otherwise "sm80 (why)", the mma.sync kernel, which takes any alignment.
+// what validate and bench report is what ran): "tma <plan>, ..." when TMA can read A and B (16-byte
+// aligned bases, leading dimensions a multiple of 8 elements), otherwise "sm80 (why)", the
+// mma.sync kernel, which takes any alignment.
 // On the TMA path the epilogue is "tma store" (a tile shape that has it, beta == 0, D unswapped,
 // D's base and row stride multiples of 16 bytes) or "direct store (why)", from the registers.
 //
@@ -107,11 +108,7 @@ sm90::Plan choose_plan(Problem const& p, Operands const& ops) {
   thread_local sm90::PlanInput last_in;
   thread_local sm90::Plan last_plan;
   thread_local bool have_last = false;
-  auto const same = [](sm90::PlanInput const& x, sm90::PlanInput const& y) {
-    return x.m == y.m && x.n == y.n && x.k == y.k && x.a_k_major == y.a_k_major && x.b_k_major == y.b_k_major &&
-           x.sms == y.sms && x.out_bytes == y.out_bytes && x.beta == y.beta;
-  };
-  if (!have_last || !same(in, last_in)) last_in = in, last_plan = sm90::plan(in), have_last = true;
+  if (!have_last || !(in == last_in)) last_in = in, last_plan = sm90::plan(in), have_last = true;
   return last_plan;
 }
 

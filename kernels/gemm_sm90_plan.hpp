@@ -99,6 +99,7 @@ struct PlanInput {
   int sms = 132;
   int out_bytes = 2;    // bytes per element of D
   bool beta = false;    // C is read
+  friend bool operator==(PlanInput const&, PlanInput const&) = default;
 };
 
 // The machine the model assumes (H100 SXM): dense bf16/f16 tensor peak and 132 SMs and HBM3
