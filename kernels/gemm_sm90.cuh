@@ -22,7 +22,7 @@
 // each own 64 x BN (one wgmma m64nBNk16 per k-step of 16, BN/2 fp32 accumulators per thread); a
 // producer warpgroup issues the TMA loads. For the wide tiles two CTAs along M form a cluster and
 // share B's tile: each loads half of it and multicasts it to both, so B crosses L2 once per
-// cluster. The narrow tiles (a small N) run one CTA per cluster and fit more stages (up to 8) in
+// cluster. The narrow tiles (a small N) run one CTA per cluster and fit more stages (up to 16) in
 // shared memory.
 //
 // Split-K (Params::splits > 1): the work units are (cluster tile, split); split s computes k tiles
@@ -406,29 +406,35 @@ __device__ __forceinline__ void store_d_tma(Params const& p, Acc const& acc, int
 }
 
 // Split-K: the warpgroup's partial tile goes to its slot of the workspace; the split that arrives
-// last on the tile's counter sums every split's partial, in split order, into acc and returns
-// true (it stores D); the others return false. Reading its own partial back too keeps the sum's
-// order fixed whichever split is last, so D's bits do not depend on timing. The counter wraps to
-// zero on the last arrival (atomicInc), ready for the next launch. `verdict`: the warpgroup's word
-// of shared memory.
+// last on the tile's counter sums the partials in split order into acc and returns true (it stores
+// D); the others return false. The sum's order is fixed whichever split is last, so D's bits do not
+// depend on timing: with two splits the last adds the other's partial to its own registers (fp32
+// addition commutes, so p0 + p1 and p1 + p0 are the same bits); with more it reads its own back too
+// and adds all of them from split 0 on. The counter wraps to zero on the last arrival (atom.inc),
+// ready for the next launch. Only the warpgroup's first thread fences, in its atomic: the named
+// barrier orders every thread's partial before that release, and that acquire before every
+// thread's reads (the memory model's cumulativity; a fence in every thread cost 0.6-1.4 µs a
+// launch). `verdict`: the warpgroup's word of shared memory.
 template <int kAccs, class Acc>
 __device__ __forceinline__ bool split_k_fixup(Acc& acc, float* slots, int slot_stride, int split, int splits,
                                               unsigned* arrival, volatile int* verdict, int w, int tid) {
   int const t = tid % 128;
-  float4* const mine = reinterpret_cast<float4*>(slots + std::size_t(split) * unsigned(slot_stride));
+  auto const slot = [&](int s) { return reinterpret_cast<float4*>(slots + std::size_t(s) * unsigned(slot_stride)); };
+  float4* const mine = slot(split);
 #pragma unroll
   for (int i = 0; i < kAccs / 4; ++i)
     __stcg(mine + i * 128 + t, make_float4(acc.data[4 * i], acc.data[4 * i + 1], acc.data[4 * i + 2], acc.data[4 * i + 3]));
-  __threadfence();  // the partial is visible GPU-wide before the arrival that announces it
   named_barrier_sync(1 + w, 128);
-  if (t == 0) *verdict = atomicInc(arrival, unsigned(splits - 1)) == unsigned(splits - 1);
+  if (t == 0) *verdict = atomic_inc_acq_rel_gpu(arrival, unsigned(splits - 1)) == unsigned(splits - 1);
   named_barrier_sync(1 + w, 128);
   if (!*verdict) return false;
-  __threadfence();
+  if (splits > 2) {
 #pragma unroll
-  for (int i = 0; i < kAccs; ++i) acc.data[i] = 0.f;
+    for (int i = 0; i < kAccs; ++i) acc.data[i] = 0.f;
+  }
   for (int s = 0; s < splits; ++s) {
-    float4 const* const part = reinterpret_cast<float4 const*>(slots + std::size_t(s) * unsigned(slot_stride));
+    if (splits == 2 && s == split) continue;  // already in acc
+    float4 const* const part = slot(s);
 #pragma unroll
     for (int i = 0; i < kAccs / 4; ++i) {
       float4 const v = __ldcg(part + i * 128 + t);

@@ -59,9 +59,13 @@ inline constexpr TileShape kTileShapes[] = {{128, 256, 2, "128x256", 0.90, false
 inline constexpr int kTileShapeCount = int(sizeof(kTileShapes) / sizeof(kTileShapes[0]));
 
 constexpr int kBK = 64;                 // K per stage
-// More stages measured no faster, except 2-5% on 64x64 at 16 (docs/tuning/sm90.md); the model's
-// per-SM load rate is fitted to 8.
-constexpr int kMaxStages = 8;
+// Rings of up to 16 stages: 64x64 gets 13 (2-5% faster than 8 at 128 x 4096 x 4096), 64x16 16,
+// 128x16 12; the other tiles are bound by shared memory first (docs/tuning/sm90.md). The model's
+// per-SM load rate was fitted to rings of at most 8 stages, so it counts at most kModelStages of
+// them: counting the deeper rings, it picked unsplit narrow tiles at M <= 128 that measured 4-14%
+// slower than its picks with 8.
+constexpr int kMaxStages = 16;
+constexpr int kModelStages = 8;
 constexpr int kSmemLimit = 227 * 1024;  // dynamic shared memory a CTA may have on sm_90
 // The TMA-store epilogue stages D through shared memory in sub-tiles of 64 rows x 128 bytes,
 // double-buffered per consumer warpgroup.
@@ -77,9 +81,10 @@ constexpr int tile_stage_bytes(TileShape t) { return (t.bm + t.bn) * kBK * 2; }
 constexpr int tile_epilogue_bytes(TileShape t) {
   return tile_has_tma_store(t) ? tile_consumers(t) * kEpiBuffers * kEpiBufferBytes : 0;
 }
-// As many stages as fit beside the epilogue's buffers, the barriers and 1 KB of alignment slack.
+// As many stages as fit beside the epilogue's buffers, the barriers (2 x 16 + 1 of 8 bytes, and a
+// word per consumer) and 1 KB of alignment slack.
 constexpr int tile_stages(TileShape t) {
-  int const s = (kSmemLimit - tile_epilogue_bytes(t) - 1024 - 256) / tile_stage_bytes(t);
+  int const s = (kSmemLimit - tile_epilogue_bytes(t) - 1024 - 512) / tile_stage_bytes(t);
   return s < kMaxStages ? s : kMaxStages;
 }
 
@@ -174,7 +179,7 @@ inline double estimate_us(TileShape t, int splits, std::int64_t m, std::int64_t 
   // One SM streams at most sm_load_bw, and no more than its stages in flight per load latency: a
   // problem on few SMs cannot reach the DRAM bandwidth, and a small tile's shallow ring less so.
   double const per_sm = double(sm_k_tiles) * kBK * 2.0 * (t.bm + t.bn);
-  double const in_flight = double(tile_stages(t)) * double(tile_stage_bytes(t));
+  double const in_flight = double(std::min(tile_stages(t), kModelStages)) * double(tile_stage_bytes(t));
   double const sm_rate = std::min(mc.sm_load_bw, in_flight / (mc.load_latency_us * 1e-6));
   double const memory = std::max({dram / mc.dram_bw, l2 / mc.l2_bw, per_sm / sm_rate}) * 1e6;
   return std::max(compute, memory) + mc.overlap_loss * std::min(compute, memory) + fixup + double(waves) * mc.wave_us;

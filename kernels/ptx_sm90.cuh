@@ -39,7 +39,7 @@
 //   tma_store_2d(tmap, src, c0, c1), bulk_commit_group(), bulk_wait_group<N>(),
 //   bulk_wait_group_read<N>(), tma_prefetch_descriptor(tmap)
 //   setmaxnreg_dec<R>(), setmaxnreg_inc<R>()                          (warpgroup-collective)
-//   named_barrier_sync(id, threads)
+//   named_barrier_sync(id, threads), atomic_inc_acq_rel_gpu(p, limit)
 #pragma once
 
 #include <cuda_runtime.h>
@@ -372,6 +372,22 @@ __device__ __forceinline__ void setmaxnreg_inc() {
 // (9.7.13.1 "bar / barrier"). Id 0 is __syncthreads'.
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+// PTX ISA 9.7.13.5 "Parallel Synchronization and Communication Instructions: atom" (.inc with
+// .acq_rel at .gpu scope): *p = (*p >= limit) ? 0 : *p + 1, returning the old value. Its release
+// half publishes, by the memory model's cumulativity, the writes a barrier ordered before it (the
+// other threads' writes, after bar.sync); its acquire half makes the writes the other arrivals
+// published visible to the reads a barrier orders after it.
+__device__ __forceinline__ unsigned atomic_inc_acq_rel_gpu(unsigned* p, unsigned limit) {
+  unsigned old = 0;
+#if LOOM_SM90A_ENABLED
+  asm volatile("atom.acq_rel.gpu.global.inc.u32 %0, [%1], %2;\n" : "=r"(old) : "l"(p), "r"(limit) : "memory");
+#else
+  (void)p, (void)limit;
+  LOOM_SM90A_UNSUPPORTED();
+#endif
+  return old;
 }
 
 // wgmma.mma_async for one (type, N): explicit specializations, one fixed asm block each, in

@@ -123,12 +123,14 @@ TEST(Sm90Plan, TileShapesFitSharedMemory) {
   for (TileShape const& t : kTileShapes) {
     SCOPED_TRACE(t.name);
     EXPECT_GE(tile_stages(t), 3);
-    EXPECT_LE(tile_stages(t) * tile_stage_bytes(t) + tile_epilogue_bytes(t) + 1024 + 256, kSmemLimit);
+    EXPECT_LE(tile_stages(t) * tile_stage_bytes(t) + tile_epilogue_bytes(t) + 1024 + 512, kSmemLimit);
     EXPECT_EQ(t.bm % 64, 0);
     EXPECT_TRUE(t.bn % 8 == 0 && t.bn >= 8 && t.bn <= 256);
   }
-  // The big tile keeps the 4 stages it was tuned with.
+  // The big tile keeps the 4 stages it was tuned with; 64x64's ring is 13 deep (kMaxStages 16).
   EXPECT_EQ(tile_stages(kTileShapes[0]), 4);
+  EXPECT_EQ(tile_stages(kTileShapes[5]), 13);
+  for (TileShape const& t : kTileShapes) EXPECT_LE(tile_stages(t), kMaxStages);
 }
 
 TEST(Sm90Plan, DescribeNamesTheConfiguration) {
