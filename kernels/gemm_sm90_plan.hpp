@@ -173,7 +173,9 @@ inline double estimate_us(TileShape t, int splits, std::int64_t m, std::int64_t 
   double fixup = 0;
   if (splits > 1) {
     double const partial = 4.0 * t.bm * t.bn;
-    l2 += double(split) * partial * 2 * splits;  // every split writes, the last reads all (one fewer with two splits since 35a62fc; the fitted terms count all)
+    // Every split writes, the last reads all (the kernel reads one fewer with two splits; the
+    // fitted terms count all).
+    l2 += double(split) * partial * 2 * splits;
     fixup = double(split_waves) * (mc.fixup_us + partial * splits / mc.fixup_bw * 1e6);
   }
   // One SM streams at most sm_load_bw, and no more than its stages in flight per load latency: a
