@@ -413,8 +413,9 @@ __device__ __forceinline__ void store_d_tma(Params const& p, Acc const& acc, int
 // and adds all of them from split 0 on. The counter wraps to zero on the last arrival (atom.inc),
 // ready for the next launch. Only the warpgroup's first thread fences, in its atomic: the named
 // barrier orders every thread's partial before that release, and that acquire before every
-// thread's reads (the memory model's cumulativity; a fence in every thread cost 0.6-1.4 µs a
-// launch). `verdict`: the warpgroup's word of shared memory.
+// thread's reads (the memory model's cumulativity). Against a fence in every thread and both
+// partials read back, the two together measured 0.6-2.6 µs faster a launch on forced split plans
+// (docs/tuning/sm90.md). `verdict`: the warpgroup's word of shared memory.
 template <int kAccs, class Acc>
 __device__ __forceinline__ bool split_k_fixup(Acc& acc, float* slots, int slot_stride, int split, int splits,
                                               unsigned* arrival, volatile int* verdict, int w, int tid) {
