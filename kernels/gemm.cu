@@ -8,6 +8,7 @@
 // Its path (validate's [path], bench's path=) names the kernel and that kernel's own path.
 #include <string>
 
+#include "kernels/entry.hpp"
 #include "kernels/registry.hpp"
 
 namespace loom {
@@ -24,36 +25,42 @@ int device_cc() {
   return major * 10 + minor;
 }
 
-KernelInfo const* target(Problem const& p, int cc) {
-  if (p.dtype == DType::f32) return find_kernel("fma");
-  // sm_90a code runs on compute capability 9.0 only.
-  return find_kernel(cc == 90 ? "sm90" : "sm80");
+// The kernel a case runs on: fp32 on fma; f16/bf16 on sm90 where sm_90a code runs (compute
+// capability 9.0 exactly), else on sm80.
+enum class Target { fma, sm80, sm90 };
+Target target(Problem const& p, int cc) {
+  if (p.dtype == DType::f32) return Target::fma;
+  return cc == 90 ? Target::sm90 : Target::sm80;
 }
-KernelInfo const* target(Problem const& p) { return target(p, p.dtype == DType::f32 ? 0 : device_cc()); }
+Target target(Problem const& p) { return target(p, p.dtype == DType::f32 ? 0 : device_cc()); }
+char const* name(Target t) { return t == Target::fma ? "fma" : t == Target::sm80 ? "sm80" : "sm90"; }
 
 std::string check(Problem const& p) {
-  KernelInfo const* k = target(p);
-  if (!k) return "gemm: no kernel for dtype " + std::string(to_string(p.dtype));
-  return k->check ? k->check(p) : std::string();
+  switch (target(p)) {
+    case Target::fma: return sgemm_fma::check(p);
+    case Target::sm80: return sm80::check(p);
+    case Target::sm90: return sm90::check(p);
+  }
+  return {};
 }
 
 cudaError_t launch(Problem const& p, Operands const& ops, cudaStream_t stream) {
-  KernelInfo const* k = target(p);
-  return k ? k->launch(p, ops, stream) : cudaErrorNotSupported;
+  switch (target(p)) {
+    case Target::fma: return sgemm_fma::gemm(p, ops, stream);
+    case Target::sm80: return sm80::gemm(p, ops, stream);
+    case Target::sm90: return sm90::gemm(p, ops, stream);
+  }
+  return cudaErrorNotSupported;
 }
 
 std::string path(Problem const& p, Operands const& ops) {
-  KernelInfo const* k = target(p);
-  if (!k) return "none";
-  std::string const sub = kernel_path(*k, p, ops);
-  return sub.empty() ? k->name : k->name + ": " + sub;
+  Target const t = target(p);
+  return t == Target::sm90 ? std::string("sm90: ") + sm90::path(p, ops) : name(t);
 }
 
 std::string plan(Problem const& p, int cc) {
-  KernelInfo const* k = target(p, cc);
-  if (!k) return "none";
-  std::string const sub = k->plan ? k->plan(p, cc) : std::string();
-  return sub.empty() ? k->name : k->name + ": " + sub;
+  Target const t = target(p, cc);
+  return t == Target::sm90 ? std::string("sm90: ") + sm90::plan(p, 0) : name(t);
 }
 
 }  // namespace

@@ -1,14 +1,15 @@
 // sm80: the registration and the launcher, which picks a kernel for the operands' majornesses and
 // alignments. The kernel is kernels/gemm_sm80.cuh (its header says how it works), compiled in four
-// translation units, one per pair of majornesses: gemm_sm80_{kk,km,mk,mm}.cu.
+// generated translation units, one per pair of majornesses (kernels/CMakeLists.txt).
 #include <algorithm>
 #include <cstdint>
 
+#include "kernels/entry.hpp"
 #include "kernels/gemm_sm80.cuh"
 #include "kernels/operand_layout.hpp"
 #include "kernels/registry.hpp"
 
-namespace loom {
+namespace loom::sm80 {
 namespace {
 
 // The widest copy (16, 8, 4 or 2 bytes) that keeps every 8-element chunk of the operand aligned:
@@ -23,11 +24,13 @@ int copy_bytes(void const* p, GmemShape const& g) {
   return 2;
 }
 
-cudaError_t launch(Problem const& p0, Operands const& ops, cudaStream_t stream) {
+}  // namespace
+
+cudaError_t gemm(Problem const& p0, Operands const& ops, cudaStream_t stream) {
   Problem const p = with_default_lds(p0);
   RowMajorGemm const g = row_major_gemm(p, ops);
   GmemShape const &ga = g.ga, &gb = g.gb;
-  sm80::Args args{};
+  Args args{};
   args.a = g.a, args.b = g.b, args.c = ops.c, args.d = ops.d;
   args.ga = ga, args.gb = gb, args.gd = g.gd;
   args.alpha = float(p.alpha), args.beta = float(p.beta);
@@ -39,25 +42,28 @@ cudaError_t launch(Problem const& p0, Operands const& ops, cudaStream_t stream) 
   bool const bf16 = p.dtype == DType::bf16, fast = args.bytes_a == 16 && args.bytes_b == 16;
   // k-major: k has the unit stride (a static 1 in the kernel's global tensors).
   bool const ak = ga.stride[1] == 1, bk = gb.stride[1] == 1;
-  if (ak && bk) return sm80::launch_majors<true, true>(args, bf16, fast, stream);
-  if (ak) return sm80::launch_majors<true, false>(args, bf16, fast, stream);
-  if (bk) return sm80::launch_majors<false, true>(args, bf16, fast, stream);
-  return sm80::launch_majors<false, false>(args, bf16, fast, stream);
+#define LOOM_SM80_CASE(AK, BK) \
+  if (ak == AK && bk == BK) return launch_majors<AK, BK>(args, bf16, fast, stream);
+  LOOM_SM80_INSTANCES(LOOM_SM80_CASE)
+#undef LOOM_SM80_CASE
+  return cudaErrorNotSupported;  // kernels/CMakeLists.txt lists all four pairs
 }
 
 std::string check(Problem const& p) {
   if (std::max({p.m, p.n, p.k}) > 0x7fffffff - 256) return "M, N and K must be below 2^31";
-  i64 const tiles = (p.m + sm80::kBM - 1) / sm80::kBM * ((p.n + sm80::kBN - 1) / sm80::kBN);
+  i64 const tiles = (p.m + kBM - 1) / kBM * ((p.n + kBN - 1) / kBN);
   if (tiles > 0x7fffffff) return "too many 128x128 tiles for the grid";
   return {};
 }
 
-}  // namespace
+}  // namespace loom::sm80
+
+namespace loom {
 
 KernelInfo sm80_kernel_info() {
   return {"sm80", OpKind::gemm, {DType::f16, DType::bf16}, 80,
           "tensor-core mma.sync m16n8k16, ldmatrix, 4-stage cp.async, 128x128x32 tiles; fp32 accumulation",
-          check, launch};
+          sm80::check, sm80::gemm};
 }
 
 }  // namespace loom

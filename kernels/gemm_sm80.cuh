@@ -3,11 +3,11 @@
 // (Problem::out_dtype). Every operand is row- or column-major with its own leading dimension; C may
 // alias D. Any M, N, K >= 1.
 //
-// Files: this header holds the kernel and its launcher, launch_majors<kAK, kBK>; gemm_sm80_kk.cu,
-// _km.cu, _mk.cu and _mm.cu each instantiate it for one pair of operand majornesses (k-major or
-// mn-major A, then B), so that the 16 kernels (4 majornesses x 2 dtypes x 16-byte copies or not)
-// compile in four translation units side by side; gemm_sm80.cu registers the kernel and picks the
-// launcher.
+// Files: this header holds the kernel and its launcher, launch_majors<kAK, kBK>, instantiated once
+// per pair of operand majornesses (k-major or mn-major A, then B) in a generated translation unit
+// (kernels/CMakeLists.txt's loom_instances(sm80 ...)), so that the 16 kernels (4 majornesses x 2
+// dtypes x 16-byte copies or not) compile in four translation units side by side; gemm_sm80.cu
+// registers the kernel and picks the launcher; kernels/ptx_sm80.cuh holds its PTX.
 //
 // Problem: a column-major D is computed as D^T = B^T A^T, so the kernel always writes a row-major D
 // (the accumulator fragments hold pairs of neighbouring columns) and sees A as (m,k) and B as
@@ -83,8 +83,10 @@
 #include "kernels/epilogue.cuh"
 #include "kernels/numeric.cuh"
 #include "kernels/operand_layout.hpp"
-#include "kernels/registry.hpp"
+#include "kernels/problem.hpp"
+#include "kernels/ptx_sm80.cuh"
 #include "layout/tensor.hpp"
+#include "kernels/sm80_instances.inc"
 
 namespace loom::sm80 {
 
@@ -106,10 +108,10 @@ struct Args {
 // Launches the kernels for a k-major (kAK) or mn-major A and a k-major (kBK) or mn-major B.
 template <bool kAK, bool kBK>
 cudaError_t launch_majors(Args const& args, bool bf16, bool fast, cudaStream_t stream);
-extern template cudaError_t launch_majors<true, true>(Args const&, bool, bool, cudaStream_t);
-extern template cudaError_t launch_majors<true, false>(Args const&, bool, bool, cudaStream_t);
-extern template cudaError_t launch_majors<false, true>(Args const&, bool, bool, cudaStream_t);
-extern template cudaError_t launch_majors<false, false>(Args const&, bool, bool, cudaStream_t);
+// The instances (kernels/CMakeLists.txt lists them; each compiles in a generated translation unit).
+#define LOOM_SM80_EXTERN(AK, BK) extern template cudaError_t launch_majors<AK, BK>(Args const&, bool, bool, cudaStream_t);
+LOOM_SM80_INSTANCES(LOOM_SM80_EXTERN)
+#undef LOOM_SM80_EXTERN
 
 constexpr int kBM = 128, kBN = 128;
 constexpr int kGroupM = 16;  // tile rows per group of the rasterization
@@ -246,50 +248,6 @@ struct Config {
   }
   static_assert(valid());
 };
-
-// ---------------------------------------------------------------------------------------------
-// PTX
-// ---------------------------------------------------------------------------------------------
-
-// cp.async of kBytes; bytes past src_bytes (0 .. kBytes) are zero-filled and not read.
-template <int kBytes>
-__device__ __forceinline__ void cp_async(std::uint32_t dst, void const* src, int src_bytes) {
-  if constexpr (kBytes == 16)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
-  else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst), "l"(src), "n"(kBytes), "r"(src_bytes));
-}
-// 16 bytes, all of them read.
-__device__ __forceinline__ void cp_async_16(std::uint32_t dst, void const* src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int kPending>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory"); }
-
-template <bool kTrans>
-__device__ __forceinline__ void ldmatrix_x4(std::uint32_t& r0, std::uint32_t& r1, std::uint32_t& r2, std::uint32_t& r3,
-                                            std::uint32_t addr) {
-  if constexpr (kTrans)
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(addr));
-  else
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(addr));
-}
-
-template <bool kBf16>
-__device__ __forceinline__ void mma_16816(float& d0, float& d1, float& d2, float& d3, std::uint32_t a0, std::uint32_t a1,
-                                          std::uint32_t a2, std::uint32_t a3, std::uint32_t b0, std::uint32_t b1) {
-  if constexpr (kBf16)
-    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-        : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
-        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-  else
-    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-        : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
-        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-}
 
 // ---------------------------------------------------------------------------------------------
 // Global -> shared
@@ -570,3 +528,9 @@ cudaError_t launch_majors(Args const& args, bool bf16, bool fast, cudaStream_t s
 }
 
 }  // namespace loom::sm80
+
+// One instance's explicit instantiation (the generated translation units expand it).
+#define LOOM_SM80_INSTANTIATE(AK, BK) \
+  namespace loom::sm80 {              \
+  template cudaError_t launch_majors<AK, BK>(Args const&, bool, bool, cudaStream_t); \
+  }

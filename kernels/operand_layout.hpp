@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <utility>
 
-#include "kernels/registry.hpp"
+#include "kernels/problem.hpp"
 #include "layout/tensor.hpp"
 
 namespace loom {

@@ -1,26 +1,19 @@
 #include "kernels/registry.hpp"
 
-#include <cstdio>
-
 namespace loom {
 
-// One line per kernel.
-KernelInfo add_kernel_info();
-KernelInfo sgemm_fma_simple_kernel_info();
-KernelInfo sgemm_fma_kernel_info();
-KernelInfo sm80_kernel_info();
-KernelInfo sm90_kernel_info();
-KernelInfo gemm_kernel_info();
+// The catalog, in the order the tools list it: one entry per kernel, whose file defines
+// KernelInfo <entry>_kernel_info().
+#define LOOM_KERNELS(X) X(add) X(sgemm_fma_simple) X(sgemm_fma) X(sm80) X(sm90) X(gemm)
+
+#define LOOM_DECLARE_KERNEL(name) KernelInfo name##_kernel_info();
+LOOM_KERNELS(LOOM_DECLARE_KERNEL)
+#undef LOOM_DECLARE_KERNEL
 
 std::vector<KernelInfo> const& kernels() {
-  static std::vector<KernelInfo> const all = {
-      add_kernel_info(),
-      sgemm_fma_simple_kernel_info(),
-      sgemm_fma_kernel_info(),
-      sm80_kernel_info(),
-      sm90_kernel_info(),
-      gemm_kernel_info(),
-  };
+#define LOOM_LIST_KERNEL(name) name##_kernel_info(),
+  static std::vector<KernelInfo> const all = {LOOM_KERNELS(LOOM_LIST_KERNEL)};
+#undef LOOM_LIST_KERNEL
   return all;
 }
 
@@ -28,73 +21,6 @@ KernelInfo const* find_kernel(std::string_view name) {
   for (auto const& k : kernels())
     if (k.name == name) return &k;
   return nullptr;
-}
-
-const char* to_string(DType t) {
-  switch (t) {
-    case DType::f32: return "f32";
-    case DType::f16: return "f16";
-    case DType::bf16: return "bf16";
-  }
-  return "?";
-}
-const char* to_string(Order o) { return o == Order::col ? "c" : "r"; }
-const char* to_string(OpKind o) { return o == OpKind::add ? "add" : "gemm"; }
-
-std::size_t size_of(DType t) { return t == DType::f32 ? 4 : 2; }
-
-bool parse_dtype(std::string_view s, DType* t) {
-  if (s == "f32" || s == "fp32" || s == "float") { *t = DType::f32; return true; }
-  if (s == "f16" || s == "fp16" || s == "half") { *t = DType::f16; return true; }
-  if (s == "bf16") { *t = DType::bf16; return true; }
-  return false;
-}
-bool parse_op(std::string_view s, OpKind* o) {
-  if (s == "add") { *o = OpKind::add; return true; }
-  if (s == "gemm") { *o = OpKind::gemm; return true; }
-  return false;
-}
-
-std::int64_t rows_a(Problem const& p) { return p.m; }
-std::int64_t cols_a(Problem const& p) { return p.op == OpKind::add ? p.n : p.k; }
-std::int64_t rows_b(Problem const& p) { return p.op == OpKind::add ? p.m : p.k; }
-std::int64_t cols_b(Problem const& p) { return p.n; }
-std::int64_t min_ld(Order o, std::int64_t rows, std::int64_t cols) {
-  std::int64_t ld = o == Order::col ? rows : cols;
-  return ld > 0 ? ld : 1;
-}
-
-Problem with_default_lds(Problem p) {
-  if (p.lda == 0) p.lda = min_ld(p.a, rows_a(p), cols_a(p));
-  if (p.ldb == 0) p.ldb = min_ld(p.b, rows_b(p), cols_b(p));
-  if (p.ldc == 0) p.ldc = min_ld(p.c, p.m, p.n);
-  return p;
-}
-
-std::string layout_string(Problem const& p) {
-  return std::string(to_string(p.a)) + to_string(p.b) + to_string(p.c);
-}
-
-bool parse_layout(std::string_view s, Problem* p) {
-  if (s.size() != 3) return false;
-  Order o[3];
-  for (int i = 0; i < 3; ++i) {
-    if (s[i] == 'c') o[i] = Order::col;
-    else if (s[i] == 'r') o[i] = Order::row;
-    else return false;
-  }
-  p->a = o[0];
-  p->b = o[1];
-  p->c = o[2];
-  return true;
-}
-
-std::string case_name(std::string_view kernel, Problem const& p) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "%.*s/%s/%s/%lldx%lldx%lld", int(kernel.size()), kernel.data(),
-                to_string(p.dtype), layout_string(p).c_str(), (long long)p.m, (long long)p.n,
-                (long long)p.k);
-  return buf;
 }
 
 std::string why_unsupported(KernelInfo const& k, Problem const& p, int cc) {

@@ -1,17 +1,17 @@
 // fma: D = alpha*A*B + beta*C in fp32 on the FFMA pipe, tuned: the launcher and the registration.
 // The design, the kernel and what in it is still written by hand are described in sgemm_fma.cuh;
-// sgemm_fma_{00,01,10,11}.cu instantiate the kernels of each majorness of A and B, one file each
-// to keep every translation unit quick to build.
+// the kernels of each majorness of A and B are instantiated in generated translation units, one
+// each, to keep every translation unit quick to build (kernels/CMakeLists.txt).
 #include <algorithm>
 #include <cstdint>
 #include <utility>
 
+#include "kernels/entry.hpp"
+#include "kernels/registry.hpp"
 #include "kernels/sgemm_fma.cuh"
 
-namespace loom {
+namespace loom::sgemm_fma {
 namespace {
-
-using namespace sgemm_fma;
 
 bool aligned16(void const* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
@@ -64,7 +64,9 @@ Plan plan(i64 M, i64 N, i64 K, bool vec, bool prefer_swap) {
   return best;
 }
 
-cudaError_t launch(Problem const& p0, Operands const& ops, cudaStream_t stream) {
+}  // namespace
+
+cudaError_t gemm(Problem const& p0, Operands const& ops, cudaStream_t stream) {
   Problem const p = with_default_lds(p0);
   KernelProblem kp{{ops.a, p.a, p.lda, p.m, p.k, false},  // A(m, k)
                    {ops.b, p.b, p.ldb, p.n, p.k, true},   // B(k, n) as (n, k)
@@ -88,12 +90,12 @@ cudaError_t launch(Problem const& p0, Operands const& ops, cudaStream_t stream) 
   int const bm = pl.bm == 256 && vec ? 256 : 128;  // without 16-byte loads, 128x128 tiles
   if (split > 1)  // D = beta*C first; the splits then add their parts
     if (cudaError_t e = launch_scale(kp, bm, stream); e != cudaSuccess) return e;
-  switch (int(kp.a.y_contiguous()) * 2 + int(kp.b.y_contiguous())) {  // A, B k-contiguous?
-    case 0: return launch_00(kp, bm, vec, split, stream);
-    case 1: return launch_01(kp, bm, vec, split, stream);
-    case 2: return launch_10(kp, bm, vec, split, stream);
-    default: return launch_11(kp, bm, vec, split, stream);
-  }
+  bool const ak = kp.a.y_contiguous(), bk = kp.b.y_contiguous();  // A, B k-contiguous?
+#define LOOM_SGEMM_FMA_CASE(AK, BK) \
+  if (ak == AK && bk == BK) return launch_majorness<AK, BK>(kp, bm, vec, split, stream);
+  LOOM_SGEMM_FMA_INSTANCES(LOOM_SGEMM_FMA_CASE)
+#undef LOOM_SGEMM_FMA_CASE
+  return cudaErrorNotSupported;  // kernels/CMakeLists.txt lists all four
 }
 
 std::string check(Problem const& p) {
@@ -103,9 +105,7 @@ std::string check(Problem const& p) {
   return {};
 }
 
-}  // namespace
-
-cudaError_t sgemm_fma::launch_scale(KernelProblem const& p, int bm, cudaStream_t s) {
+cudaError_t launch_scale(KernelProblem const& p, int bm, cudaStream_t s) {
   ScaleArgs const args{MatrixView{p.d, p.c.order, p.c.ld, p.c.nx, p.c.ny, p.c.transposed}.tensor<-1, float>(),
                        static_cast<float const*>(p.c.ptr), p.alpha, p.beta, p.d_unit, p.vec_c};
   using C256 = FmaConfig<256, 128, false, false>;
@@ -115,10 +115,14 @@ cudaError_t sgemm_fma::launch_scale(KernelProblem const& p, int bm, cudaStream_t
   return cudaGetLastError();
 }
 
+}  // namespace loom::sgemm_fma
+
+namespace loom {
+
 KernelInfo sgemm_fma_kernel_info() {
   return {"fma", OpKind::gemm, {DType::f32}, 80,
           "fp32 GEMM on FFMA: 256x128 or 128x128 tiles, 16x8 or 8x8 per thread, double-buffered smem, split K",
-          check, launch};
+          sgemm_fma::check, sgemm_fma::gemm};
 }
 
 }  // namespace loom

@@ -2,10 +2,10 @@
 // B (KxN) and C/D (MxN) are each row- or column-major with their own leading dimension; C may alias
 // D. kernels/sgemm_fma_simple.cu is the same design without the tuning.
 //
-// Files: this header holds the configurations and the kernel; sgemm_fma_{00,01,10,11}.cu each
-// instantiate the kernels of one majorness of A and B (k-contiguous or not), so that no translation
-// unit takes long to build; sgemm_fma.cu has the launcher (plan, D^T swap, split of K) and the
-// registration.
+// Files: this header holds the configurations and the kernel; launch_majorness<kAK, kBKc> is
+// instantiated once per majorness of A and B (k-contiguous or not) in a generated translation unit
+// (kernels/CMakeLists.txt's loom_instances(sgemm_fma ...)), so that no translation unit takes long
+// to build; sgemm_fma.cu has the launcher (plan, D^T swap, split of K) and the registration.
 //
 // Problem: the kernel sees A as (m,k) and B as (n,k), each either mn- or k-contiguous in global
 // memory, and D as (m,n), contiguous along m or n. The launcher may compute D^T = B^T A^T instead,
@@ -79,7 +79,8 @@
 #include <type_traits>
 
 #include "kernels/operand_layout.hpp"
-#include "kernels/registry.hpp"
+#include "kernels/problem.hpp"
+#include "kernels/sgemm_fma_instances.inc"
 #include "layout/tensor.hpp"
 
 namespace loom {
@@ -114,12 +115,15 @@ struct KernelProblem {
   bool vec_c;   // C and D take 16-byte accesses along that mode
 };
 
-// The fma kernels of one majorness (A and B k-contiguous or not), one file each: the tile bm x 128
-// (256 only with 16-byte loads), with or without 16-byte loads, over `split` slices of K.
-cudaError_t launch_00(KernelProblem const& p, int bm, bool vec, i64 split, cudaStream_t s);
-cudaError_t launch_01(KernelProblem const& p, int bm, bool vec, i64 split, cudaStream_t s);
-cudaError_t launch_10(KernelProblem const& p, int bm, bool vec, i64 split, cudaStream_t s);
-cudaError_t launch_11(KernelProblem const& p, int bm, bool vec, i64 split, cudaStream_t s);
+// The fma kernels of one majorness (A k-contiguous or not, then B), one generated translation unit
+// each: the tile bm x 128 (256 only with 16-byte loads), with or without 16-byte loads, over
+// `split` slices of K.
+template <bool kAK, bool kBKc>
+cudaError_t launch_majorness(KernelProblem const& p, int bm, bool vec, i64 split, cudaStream_t s);
+#define LOOM_SGEMM_FMA_EXTERN(AK, BK) \
+  extern template cudaError_t launch_majorness<AK, BK>(KernelProblem const&, int, bool, i64, cudaStream_t);
+LOOM_SGEMM_FMA_INSTANCES(LOOM_SGEMM_FMA_EXTERN)
+#undef LOOM_SGEMM_FMA_EXTERN
 // D = beta*C over the bm x 128 tiles, before the slices of a split add their parts.
 cudaError_t launch_scale(KernelProblem const& p, int bm, cudaStream_t s);
 
@@ -488,7 +492,7 @@ inline dim3 grid_of(KernelProblem const& p, int bm, int bn, i64 split) {
   return {unsigned((p.a.nx + bm - 1) / bm), unsigned((p.b.nx + bn - 1) / bn), unsigned(split)};
 }
 
-// The kernels of one majorness; the files sgemm_fma_<kAK><kBKc>.cu instantiate them.
+// The kernels of one majorness; the generated translation units instantiate them.
 template <bool kAK, bool kBKc>
 cudaError_t launch_majorness(KernelProblem const& p, int bm, bool vec, i64 split, cudaStream_t s) {
   auto go = [&](auto cfg, auto kernel) {
@@ -505,3 +509,9 @@ cudaError_t launch_majorness(KernelProblem const& p, int bm, bool vec, i64 split
 
 }  // namespace sgemm_fma
 }  // namespace loom
+
+// One instance's explicit instantiation (the generated translation units expand it).
+#define LOOM_SGEMM_FMA_INSTANTIATE(AK, BK) \
+  namespace loom::sgemm_fma {              \
+  template cudaError_t launch_majorness<AK, BK>(KernelProblem const&, int, bool, i64, cudaStream_t); \
+  }

@@ -5,10 +5,8 @@
 
 #if defined(__CUDACC__)
 #define LOOM_HD __host__ __device__
-#define LOOM_DEVICE __device__
 #else
 #define LOOM_HD
-#define LOOM_DEVICE
 #endif
 
 // Loops over the nodes of a layout: unrolled in device code, so that a layout known at compile

@@ -2,7 +2,7 @@
 // shared memory, each element (mn,k) at the offset Loom's swizzled GMMA layout gives
 // (layout/gmma.hpp: gmma_atom_*, tile_to_shape), builds the matrix descriptors with
 // make_gmma_desc(...).at(smem address).encode(), issues one
-// wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16 (kernels/ptx_sm90.cuh, scale-d 0), waits,
+// wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16 (kernels/sm90/ptx.cuh, scale-d 0), waits,
 // and every thread writes its N/2 accumulators to global memory in register order. The host checks
 // that register r of thread t holds D = A B^T (computed in fp64; the inputs are small integers, so
 // fp32 accumulation is exact) at the (m,n) that Loom's C TV layout gives:
@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/ptx_sm90.cuh"
+#include "kernels/sm90/ptx.cuh"
 #include "layout/gmma.hpp"
 
 namespace {

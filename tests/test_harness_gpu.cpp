@@ -152,7 +152,7 @@ TEST(HarnessGpu, AddKernelThroughRegistry) {
 }
 
 // sm90 gives the same bits run after run: each output tile is one cluster's, and a split-K tile's
-// partials are summed in split order by whichever split arrives last (kernels/gemm_sm90.cuh). The
+// partials are summed in split order by whichever split arrives last (kernels/sm90/epilogue.cuh). The
 // shapes are LLM layers whose plans split K, swap A and B, or both, on the H100's 132 SMs (the
 // path must say so, or the test would not cover the reduction); each run must also be right
 // (against cuBLAS within bf16 tolerance).

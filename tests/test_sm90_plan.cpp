@@ -1,10 +1,11 @@
-// sm90's configuration model (kernels/gemm_sm90_plan.hpp): the choices it makes on the shapes of
-// transformer layers and beyond, and the limits every choice keeps.
+// sm90's cost model (kernels/sm90/plan.hpp): the choices it makes on the shapes of transformer
+// layers and beyond, and the limits every choice keeps.
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "kernels/gemm_sm90_plan.hpp"
+#include "kernels/sm90/plan.hpp"
+#include "kernels/sm90/schedule.hpp"
 
 namespace loom::sm90 {
 namespace {
@@ -13,13 +14,13 @@ Plan plan_of(std::int64_t m, std::int64_t n, std::int64_t k, bool a_k_major = tr
   PlanInput in;
   in.m = m, in.n = n, in.k = k;
   in.a_k_major = a_k_major, in.b_k_major = b_k_major;
-  return plan(in);
+  return choose_plan(in);
 }
 
 TEST(Sm90Plan, BigProblemsTakeTheBigTileWhole) {
   for (std::int64_t s : {4096, 8192}) {
     Plan const p = plan_of(s, s, s);
-    EXPECT_EQ(std::string(kTileShapes[p.tile].name), "128x256") << s;
+    EXPECT_EQ(std::string(kTileShapes[p.shape].name), "128x256") << s;
     EXPECT_EQ(p.splits, 1) << s;
     EXPECT_FALSE(p.swap) << s;
   }
@@ -30,15 +31,15 @@ TEST(Sm90Plan, SmallMIsSwappedOntoANarrowTile) {
   for (std::int64_t m : {1, 8, 16}) {
     Plan const p = plan_of(m, 4096, 4096);
     EXPECT_TRUE(p.swap) << m;
-    EXPECT_EQ(kTileShapes[p.tile].bn, 16) << m;
+    EXPECT_EQ(kTileShapes[p.shape].bn, 16) << m;
   }
   Plan const p = plan_of(64, 4096, 4096);
   EXPECT_TRUE(p.swap);
-  EXPECT_EQ(kTileShapes[p.tile].bn, 64);
+  EXPECT_EQ(kTileShapes[p.shape].bn, 64);
   // The same problem transposed (a small N) needs no swap.
   Plan const q = plan_of(4096, 16, 4096);
   EXPECT_FALSE(q.swap);
-  EXPECT_EQ(kTileShapes[q.tile].bn, 16);
+  EXPECT_EQ(kTileShapes[q.shape].bn, 16);
 }
 
 TEST(Sm90Plan, FewTilesSplitK) {
@@ -52,14 +53,14 @@ TEST(Sm90Plan, FewTilesSplitK) {
 TEST(Sm90Plan, FewTilesTakeHalfHeightTilesBeforeSplitting) {
   // 256 x 4096: 128x128 makes 64 tiles for 132 SMs; 64x128 makes 128 whole ones, no fixup.
   Plan const p = plan_of(256, 4096, 4096);
-  EXPECT_EQ(kTileShapes[p.tile].bm, 64) << describe(p);
+  EXPECT_EQ(kTileShapes[p.shape].bm, 64) << describe(p);
   EXPECT_EQ(p.splits, 1) << describe(p);
   // 128 x 4096: 64x64 makes 128 whole tiles.
   Plan const q = plan_of(128, 4096, 4096);
-  EXPECT_EQ(std::string(kTileShapes[q.tile].name), "64x64") << describe(q);
+  EXPECT_EQ(std::string(kTileShapes[q.shape].name), "64x64") << describe(q);
   EXPECT_EQ(q.splits, 1) << describe(q);
   // 11008 columns: 128x192 fills one wave of clusters where 128x256 leaves a third of them idle.
-  EXPECT_EQ(std::string(kTileShapes[plan_of(256, 11008, 4096).tile].name), "128x192");
+  EXPECT_EQ(std::string(kTileShapes[plan_of(256, 11008, 4096).shape].name), "128x192");
 }
 
 TEST(Sm90Plan, APartialLastWaveIsSplitAlone) {
@@ -69,7 +70,7 @@ TEST(Sm90Plan, APartialLastWaveIsSplitAlone) {
   EXPECT_TRUE(p.tail) << describe(p);
   EXPECT_GT(p.splits, 1) << describe(p);
   EXPECT_NE(describe(p).find("on the last wave"), std::string::npos) << describe(p);
-  TileShape const t = kTileShapes[p.tile];
+  TileShape const t = kTileShapes[p.shape];
   EXPECT_LT(p.us, estimate_us(t, 1, 1024, 14336, 4096, 132, 2, false));
   // Waves that come out whole have no tail: the estimate is the whole tiles' (8448 x 2048 on
   // 128x128 is 66 x 16 = 1056 CTA tiles, 8 whole waves).
@@ -85,7 +86,7 @@ TEST(Sm90Plan, NarrowTilesNeedAKMajorB) {
   for (std::int64_t m : {1, 16, 64}) {
     Plan const p = plan_of(m, 4096, 4096, /*a_k_major=*/false, /*b_k_major=*/true);
     bool const b_k_major = p.swap ? false : true;
-    EXPECT_TRUE(b_k_major || tile_takes_mn_major_b(kTileShapes[p.tile])) << m << ": " << describe(p);
+    EXPECT_TRUE(b_k_major || tile_takes_mn_major_b(kTileShapes[p.shape])) << m << ": " << describe(p);
   }
 }
 
@@ -100,19 +101,20 @@ TEST(Sm90Plan, EveryChoiceKeepsItsLimits) {
     bool const ak = rng() % 2, bk = rng() % 2;
     Plan const p = plan_of(m, n, k, ak, bk);
     SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + ": " + describe(p));
-    ASSERT_GE(p.tile, 0);
-    ASSERT_LT(p.tile, kTileShapeCount);
-    TileShape const t = kTileShapes[p.tile];
+    ASSERT_GE(p.shape, 0);
+    ASSERT_LT(p.shape, kTileShapeCount);
+    TileShape const t = kTileShapes[p.shape];
     EXPECT_TRUE((p.swap ? ak : bk) || tile_takes_mn_major_b(t));
     EXPECT_GE(p.splits, 1);
     if (p.splits > 1) {
-      EXPECT_GE(ceil_div(k, kBK) / p.splits, 4);
+      EXPECT_GE(ceil_div(k, kTileK) / p.splits, 4);
     }
     std::int64_t const km = p.swap ? n : m, kn = p.swap ? m : n;
-    EXPECT_LE(workspace_bytes(t, km, kn, p.splits, p.tail, 132), mc.workspace_cap);
+    Schedule const sc = make_schedule(t, km, kn, k, p.splits, p.tail, Residency{}.wave(t.cluster_m));
+    EXPECT_LE(sc.partial_bytes(), mc.workspace_cap);
     // The tail plan keeps at most one wave's partials: fewer CTA tiles than SMs.
     if (p.tail) {
-      EXPECT_LE(split_tiles(t, km, kn, true, 132), 132);
+      EXPECT_LE(sc.split_ctas(), 132);
     }
     // No candidate the model rejected is estimated faster than the choice.
     EXPECT_LE(p.us, estimate_us(kTileShapes[0], 1, m, n, k, 132, 2, false) * 1.0011);

@@ -1,4 +1,4 @@
-// Inline-PTX wrappers for Hopper (sm_90a), the one place Loom's Hopper kernels get them from: the
+// Inline-PTX wrappers for Hopper (sm_90a), the one place Loom's Hopper kernel gets them from: the
 // warpgroup MMA (wgmma), mbarriers, TMA loads and stores (cp.async.bulk.tensor), clusters,
 // setmaxnreg, named barriers and the proxy fence that orders generic shared-memory writes before
 // wgmma or TMA reads them. Each wrapper cites the PTX ISA section it follows (section numbers as in
@@ -10,9 +10,13 @@
 // body is a __trap() in device code and empty in the host pass, so a kernel must not reach them
 // except on sm_90a. Test LOOM_SM90A_ENABLED to compile a kernel body only where it can run.
 //
+// Shared memory is named by typed handles, so that arguments in the wrong order do not compile:
+// Barrier (an mbarrier), SmemBuffer (the first byte of a TMA box or an operand stage), and
+// CUtensorMap const* for a tensor map. wgmma's operands are 64-bit matrix descriptors
+// (layout/gmma.hpp's make_gmma_desc(...).at(address).encode()).
+//
 // API (namespace loom::sm90, all __device__, all warpgroup-collective except the fence and the
-// address conversion; the operands in shared memory are named by 64-bit matrix descriptors, e.g.
-// make_gmma_desc(tile, major, 16, mn).at(smem_u32(ptr)).encode() from layout/gmma.hpp):
+// address conversion):
 //
 //   unsigned smem_u32(void const* p)           shared-window address of a __shared__ pointer
 //   void fence_proxy_async_shared_cta()         fence.proxy.async.shared::cta
@@ -29,19 +33,20 @@
 //       N/2 registers of each thread in the order of the ISA's D fragment (Loom:
 //       mma_atom_sm90_64xNx16(N).c_tv). kTransA/kTransB are imm-trans-a/b: 0 for a K-major
 //       operand, 1 for MN-major (GmmaMajor::kMN). imm-scale-a/b are 1 (no negation).
-//       N in {8, 16, 24, 32, 48, 64, 96, 128, 192, 256} (kernels/gen_ptx_sm90_wgmma.py lists them).
+//       N in {8, 16, 24, 32, 48, 64, 96, 128, 192, 256} (kernels/sm90/gen_wgmma.py lists them).
 //
-// Per-thread (not collective), shared addresses as smem_u32 gives them:
-//   mbarrier_init(bar, count), fence_mbarrier_init_cluster(), mbarrier_arrive_expect_tx(bar, bytes),
-//   mbarrier_arrive_cluster(bar, cta), mbarrier_wait(bar, parity)   (traps after ~2^36 cycles)
+// Per-thread (not collective):
+//   mbarrier_init(Barrier, count), fence_mbarrier_init_cluster(), mbarrier_arrive_expect_tx(Barrier, bytes),
+//   mbarrier_arrive_cluster(Barrier, cta), mbarrier_wait(Barrier, parity)   (traps after ~2^36 cycles)
 //   cluster_ctarank(), cluster_arrive_relaxed(), cluster_wait()         (the last two: every thread)
-//   tma_load_2d(dst, tmap, bar, c0, c1), tma_load_2d_multicast(..., cta_mask),
-//   tma_store_2d(tmap, src, c0, c1), bulk_commit_group(), bulk_wait_group<N>(),
-//   bulk_wait_group_read<N>(), tma_prefetch_descriptor(tmap)
+//   tma_load_2d(SmemBuffer dst, tmap, Barrier, c0, c1), tma_load_2d_multicast(..., cta_mask),
+//   tma_store_2d(tmap, SmemBuffer src, c0, c1), bulk_commit_group(), bulk_wait_group_read<N>(),
+//   tma_prefetch_descriptor(tmap)
 //   setmaxnreg_dec<R>(), setmaxnreg_inc<R>()                          (warpgroup-collective)
 //   named_barrier_sync(id, threads), atomic_inc_acq_rel_gpu(p, limit)
 #pragma once
 
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -65,6 +70,17 @@ namespace loom::sm90 {
 __device__ __forceinline__ unsigned smem_u32(void const* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
+
+// An mbarrier (8 bytes of shared memory), by its 32-bit shared address.
+struct Barrier {
+  unsigned addr;
+};
+// A buffer in shared memory (an operand stage, a TMA box, an epilogue buffer), by the 32-bit shared
+// address of its first byte. offset() moves within it by bytes.
+struct SmemBuffer {
+  unsigned addr;
+  __device__ __forceinline__ SmemBuffer offset(unsigned bytes) const { return SmemBuffer{addr + bytes}; }
+};
 
 // PTX ISA "Parallel Synchronization and Communication Instructions: membar / fence"
 // (fence.proxy.async, with the .shared::cta state space) and 9.7.15.4 "Async Proxy": wgmma reads
@@ -136,9 +152,9 @@ enum class WgmmaType { kBF16, kF16 };
 // complete_tx of TMA loads) is 0; waits name the phase by its parity.
 
 // mbarrier.init: `count` arrivals complete a phase. 9.7.13.15.9.
-__device__ __forceinline__ void mbarrier_init(unsigned bar, unsigned count) {
+__device__ __forceinline__ void mbarrier_init(Barrier bar, unsigned count) {
 #if LOOM_SM90A_ENABLED
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar.addr), "r"(count) : "memory");
 #else
   (void)bar, (void)count;
   LOOM_SM90A_UNSUPPORTED();
@@ -157,9 +173,9 @@ __device__ __forceinline__ void fence_mbarrier_init_cluster() {
 
 // mbarrier.arrive.expect_tx: announces `bytes` of transactions for the current phase, then arrives
 // once. 9.7.13.15.11 / 9.7.13.15.13.
-__device__ __forceinline__ void mbarrier_arrive_expect_tx(unsigned bar, unsigned bytes) {
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(Barrier bar, unsigned bytes) {
 #if LOOM_SM90A_ENABLED
-  asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+  asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar.addr), "r"(bytes)
                : "memory");
 #else
   (void)bar, (void)bytes;
@@ -172,12 +188,12 @@ __device__ __forceinline__ void mbarrier_arrive_expect_tx(unsigned bar, unsigned
 // with its default semantics (.release at .cta scope): the stage's readers are wgmmas, whose reads
 // wgmma.wait_group has completed, so no wider fence is needed. An explicit .release.cluster
 // compiles to a MEMBAR.ALL.GPU before every arrival, which halved the kernel's speed.
-__device__ __forceinline__ void mbarrier_arrive_cluster(unsigned bar, unsigned cta) {
+__device__ __forceinline__ void mbarrier_arrive_cluster(Barrier bar, unsigned cta) {
 #if LOOM_SM90A_ENABLED
   asm volatile(
       "{\n.reg .b32 remote;\n"
       "mapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar),
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar.addr),
       "r"(cta)
       : "memory");
 #else
@@ -191,7 +207,7 @@ __device__ __forceinline__ void mbarrier_arrive_cluster(unsigned bar, unsigned c
 // 35 s at 2 GHz, far beyond any legitimate wait) the wait traps instead, so that the launch fails
 // with an error rather than sticking. With 2^32 cycles (2 s), sm90 trapped at random under
 // compute-sanitizer's racecheck, whose instrumentation slows every wait.
-__device__ __forceinline__ void mbarrier_wait(unsigned bar, unsigned parity) {
+__device__ __forceinline__ void mbarrier_wait(Barrier bar, unsigned parity) {
 #if LOOM_SM90A_ENABLED
   unsigned done = 0;
   asm volatile(
@@ -199,7 +215,7 @@ __device__ __forceinline__ void mbarrier_wait(unsigned bar, unsigned parity) {
       "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
       "selp.u32 %0, 1, 0, p;\n}\n"
       : "=r"(done)
-      : "r"(bar), "r"(parity)
+      : "r"(bar.addr), "r"(parity)
       : "memory");
   if (done) return;
   long long const start = clock64();
@@ -209,7 +225,7 @@ __device__ __forceinline__ void mbarrier_wait(unsigned bar, unsigned parity) {
         "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
         "selp.u32 %0, 1, 0, p;\n}\n"
         : "=r"(done)
-        : "r"(bar), "r"(parity)
+        : "r"(bar.addr), "r"(parity)
         : "memory");
     if (done) return;
     if (clock64() - start > (1ll << 36)) __trap();
@@ -258,15 +274,16 @@ __device__ __forceinline__ void cluster_wait() {
 // TMA (PTX ISA 9.7.9.25.5.1 "cp.async.bulk.tensor")
 // ---------------------------------------------------------------------------------------------
 // The tensor map is a __grid_constant__ kernel parameter (its generic address is what the
-// instruction takes). Coordinates are in the map's dimension order, innermost first, in elements;
+// instruction takes; host code builds it, kernels/tma_copy.hpp). Coordinates are in the map's dimension order, innermost first, in elements;
 // parts of the box outside the tensor are filled with zeros and still count as transaction bytes.
 
-// A 2-D box into this CTA's shared memory at `dst`, completing `bytes` on the barrier `bar`.
-__device__ __forceinline__ void tma_load_2d(unsigned dst, void const* tmap, unsigned bar, int c0, int c1) {
+// A 2-D box at coordinates (c0, c1) into this CTA's shared memory at `dst`, completing its bytes on
+// the barrier `bar`.
+__device__ __forceinline__ void tma_load_2d(SmemBuffer dst, CUtensorMap const* tmap, Barrier bar, int c0, int c1) {
 #if LOOM_SM90A_ENABLED
   asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
-      "l"(tmap), "r"(bar), "r"(c0), "r"(c1)
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst.addr),
+      "l"(tmap), "r"(bar.addr), "r"(c0), "r"(c1)
       : "memory");
 #else
   (void)dst, (void)tmap, (void)bar, (void)c0, (void)c1;
@@ -276,13 +293,13 @@ __device__ __forceinline__ void tma_load_2d(unsigned dst, void const* tmap, unsi
 
 // The same box written to the same shared offset in every CTA of `cta_mask` (bit r: cluster rank
 // r), each completing the bytes on the barrier at `bar`'s offset in that CTA (.multicast::cluster).
-__device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, void const* tmap, unsigned bar, int c0, int c1,
+__device__ __forceinline__ void tma_load_2d_multicast(SmemBuffer dst, CUtensorMap const* tmap, Barrier bar, int c0, int c1,
                                                       unsigned short cta_mask) {
 #if LOOM_SM90A_ENABLED
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
-      "[%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(dst),
-      "l"(tmap), "r"(bar), "r"(c0), "r"(c1), "h"(cta_mask)
+      "[%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(dst.addr),
+      "l"(tmap), "r"(bar.addr), "r"(c0), "r"(c1), "h"(cta_mask)
       : "memory");
 #else
   (void)dst, (void)tmap, (void)bar, (void)c0, (void)c1, (void)cta_mask;
@@ -295,10 +312,10 @@ __device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, void const* 
 // (.bulk_group): commit with bulk_commit_group, wait with bulk_wait_group(_read). The shared source
 // was written by ordinary stores, so each writer must have run fence_proxy_async_shared_cta and a
 // barrier must order them before this.
-__device__ __forceinline__ void tma_store_2d(void const* tmap, unsigned src, int c0, int c1) {
+__device__ __forceinline__ void tma_store_2d(CUtensorMap const* tmap, SmemBuffer src, int c0, int c1) {
 #if LOOM_SM90A_ENABLED
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(tmap),
-               "r"(src), "r"(c0), "r"(c1)
+               "r"(src.addr), "r"(c0), "r"(c1)
                : "memory");
 #else
   (void)tmap, (void)src, (void)c0, (void)c1;
@@ -308,8 +325,8 @@ __device__ __forceinline__ void tma_store_2d(void const* tmap, unsigned src, int
 
 // PTX ISA 9.7.9.25.5.4 / 9.7.9.25.5.5 "cp.async.bulk.commit_group", "cp.async.bulk.wait_group":
 // commits the thread's outstanding bulk stores into one group; waits until at most N groups are
-// pending, either entirely (wait_group) or only in their reads of shared memory (.read: the
-// source may then be overwritten).
+// pending in their reads of shared memory (.read: the source may then be overwritten; their
+// writes to global memory complete by the end of the grid, which is all the kernel needs).
 __device__ __forceinline__ void bulk_commit_group() {
 #if LOOM_SM90A_ENABLED
   asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
@@ -325,17 +342,9 @@ __device__ __forceinline__ void bulk_wait_group_read() {
   LOOM_SM90A_UNSUPPORTED();
 #endif
 }
-template <int N>
-__device__ __forceinline__ void bulk_wait_group() {
-#if LOOM_SM90A_ENABLED
-  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
-#else
-  LOOM_SM90A_UNSUPPORTED();
-#endif
-}
 
 // prefetch.tensormap (9.7.9.25.5.3 / "prefetch"): brings the descriptor into the cache early.
-__device__ __forceinline__ void tma_prefetch_descriptor(void const* tmap) {
+__device__ __forceinline__ void tma_prefetch_descriptor(CUtensorMap const* tmap) {
 #if LOOM_SM90A_ENABLED
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(tmap) : "memory");
 #else
@@ -391,14 +400,15 @@ __device__ __forceinline__ unsigned atomic_inc_acq_rel_gpu(unsigned* p, unsigned
 }
 
 // wgmma.mma_async for one (type, N): explicit specializations, one fixed asm block each, in
-// kernels/ptx_sm90_wgmma.inc.cuh (generated). The primary template is never defined, so an N that
+// kernels/sm90/wgmma.inc.cuh (generated by kernels/sm90/gen_wgmma.py; test sm90_wgmma_generated
+// checks that the two agree). The primary template is never defined, so an N that
 // the generator does not list fails to compile.
 template <WgmmaType T, int N>
 struct WgmmaSS;
 
 }  // namespace loom::sm90
 
-#include "kernels/ptx_sm90_wgmma.inc.cuh"
+#include "kernels/sm90/wgmma.inc.cuh"
 
 namespace loom::sm90 {
 

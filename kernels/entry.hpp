@@ -1,0 +1,38 @@
+// The GEMM kernels' own entry points, for the kernels that call one another: gemm (kernels/gemm.cu)
+// picks fma, sm80 or sm90, and sm90 hands to sm80 the cases TMA cannot read. A kernel calls these
+// directly, never through the catalog (kernels/registry.hpp), which only lists them for the tools.
+//
+// Each takes a Problem whose leading dimensions may be 0 (the smallest legal value), returns the
+// launch's error, and checks nothing the catalog's why_unsupported checks (sizes, leading
+// dimensions, dtypes, compute capability): check() says what else the kernel refuses.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "kernels/problem.hpp"
+
+namespace loom {
+
+namespace sgemm_fma {  // fp32 on the FFMA pipe (kernels/sgemm_fma.cu)
+cudaError_t gemm(Problem const& p, Operands const& ops, cudaStream_t stream);
+std::string check(Problem const& p);
+}  // namespace sgemm_fma
+
+namespace sm80 {  // f16/bf16 on mma.sync, any alignment (kernels/gemm_sm80.cu)
+cudaError_t gemm(Problem const& p, Operands const& ops, cudaStream_t stream);
+std::string check(Problem const& p);
+}  // namespace sm80
+
+namespace sm90 {  // f16/bf16 on wgmma and TMA, sm_90a only (kernels/sm90/)
+cudaError_t gemm(Problem const& p, Operands const& ops, cudaStream_t stream);
+std::string check(Problem const& p);
+// The path gemm() takes for these operands ("tma <plan>, <epilogue>" or "sm80 (why)").
+std::string path(Problem const& p, Operands const& ops);
+// The same from the case alone, for operands at aligned addresses, on a device with `sms` SMs (no
+// GPU needed), less the epilogue.
+std::string plan(Problem const& p, int sms);
+}  // namespace sm90
+
+}  // namespace loom

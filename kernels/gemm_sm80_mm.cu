@@ -1,7 +1,0 @@
-// sm80 kernels for an mn-major A and an mn-major B (kernels/gemm_sm80.cuh):
-// bf16 and fp16, 16-byte copies or narrower ones.
-#include "kernels/gemm_sm80.cuh"
-
-namespace loom::sm80 {
-template cudaError_t launch_majors<false, false>(Args const&, bool, bool, cudaStream_t);
-}  // namespace loom::sm80

@@ -1,0 +1,57 @@
+// Loom's problem vocabulary: the operation, its dtypes and storage orders (Problem), the device
+// pointers it runs on (Operands), and the leading-dimension rules. Every kernel, the catalog
+// (kernels/registry.hpp) and both tools speak it; it knows nothing of which kernels exist.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace loom {
+
+enum class DType { f32, f16, bf16 };
+enum class Order { col, row };  // col: element (i,j) at i + j*ld; row: at i*ld + j
+enum class OpKind { add, gemm };
+
+const char* to_string(DType);
+const char* to_string(Order);  // "c" or "r"
+const char* to_string(OpKind);
+std::size_t size_of(DType);
+bool parse_dtype(std::string_view, DType*);
+bool parse_op(std::string_view, OpKind*);
+
+// One case. For add, D = alpha*A + beta*B over M x N (k is unused); for gemm,
+// D = alpha*A*B + beta*C with A M x K, B K x N, C and D M x N (C may alias D).
+struct Problem {
+  OpKind op = OpKind::add;
+  DType dtype = DType::f32;      // A and B (and C, D for add)
+  DType out_dtype = DType::f32;  // C and D
+  std::int64_t m = 0, n = 0, k = 0;
+  Order a = Order::col, b = Order::col, c = Order::col;  // c: the order of C and D
+  std::int64_t lda = 0, ldb = 0, ldc = 0;                // 0: the smallest legal value
+  double alpha = 1.0, beta = 0.0;
+};
+
+// Rows and columns of each operand as stored, and the smallest legal leading dimension.
+std::int64_t rows_a(Problem const&);
+std::int64_t cols_a(Problem const&);
+std::int64_t rows_b(Problem const&);
+std::int64_t cols_b(Problem const&);
+std::int64_t min_ld(Order, std::int64_t rows, std::int64_t cols);
+// Fill leading dimensions left at 0 with their smallest legal values.
+Problem with_default_lds(Problem);
+// "<kernel>/<dtype>/<layout>/<M>x<N>x<K>", the NVTX range and benchmark name of a case.
+std::string case_name(std::string_view kernel, Problem const&);
+// Layout string: the orders of A, B, C, e.g. "ccc" or "rcr".
+std::string layout_string(Problem const&);
+bool parse_layout(std::string_view, Problem*);
+
+struct Operands {
+  void const* a = nullptr;
+  void const* b = nullptr;
+  void const* c = nullptr;  // gemm only
+  void* d = nullptr;
+};
+
+}  // namespace loom

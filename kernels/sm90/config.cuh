@@ -1,0 +1,123 @@
+// sm90's compile-time configuration: for one tile shape of the menu and one pair of operand
+// majornesses, every layout the kernel uses, computed at compile time from the layout core and
+// checked there (each struct's valid()).
+//
+// Shared memory: each operand's stage is the canonical 128-byte swizzled GMMA atom tiled over
+// (MN, 64) with tile_to_shape (k-major: 64-element rows of K; mn-major: 64-element columns of MN,
+// K first, so that each 64 x 64 block is contiguous). One TMA box fills one such block, or the
+// whole k-major tile: make_tma_desc (kernels/sm90/launch.cuh) reads its dims, box and swizzle off
+// the global operand and the box's smem layout. The wgmma descriptors come from make_gmma_desc over
+// the stage layout, and move between warpgroups, k-steps and stages by gmma_desc_offset, checked
+// here to be linear in the stage and warpgroup.
+//
+// The TiledMMA: the tile's bm/64 consumer warpgroups (two or one) along M, each m64nBNk16 over
+// 64 x BN (one wgmma per k-step of 16, BN/2 fp32 accumulators per thread).
+#pragma once
+
+#include "kernels/sm90/tile_menu.hpp"
+#include "layout/gmma.hpp"
+#include "layout/tensor.hpp"
+
+namespace loom::sm90 {
+
+// Tile shape kShape of the menu, as compile-time constants.
+template <int kShape_>
+struct TileConfig {
+  static constexpr int kShape = kShape_;
+  static constexpr TileShape kTileShape = kTileShapes[kShape];
+  static constexpr int kBM = kTileShape.bm, kBN = kTileShape.bn, kClusterM = kTileShape.cluster_m;
+  static constexpr int kConsumers = tile_consumers(kTileShape);  // warpgroups, 64 rows of the tile each
+  static constexpr int kThreads = tile_threads(kTileShape);
+  static constexpr int kStages = tile_stages(kTileShape);
+  static constexpr bool kTmaStore = tile_has_tma_store(kTileShape);
+  static_assert(kConsumers >= 1 && kConsumers <= 2 && kStages >= 2);
+};
+
+// One operand's (kMN, kTileK) stage, its TMA boxes and its wgmma descriptors. kWgmmaMN: the rows
+// one wgmma reads (64 for A, kBN for B). kShare: CTAs that share the tile (each loads
+// kBoxes / kShare boxes and multicasts them).
+template <int kMN, bool kKMajor_, int kWgmmaMN, int kShare, int kStages>
+struct OperandConfig {
+  static constexpr bool kKMajor = kKMajor_;
+  static constexpr GmmaMajor kMajor = kKMajor ? GmmaMajor::kK : GmmaMajor::kMN;
+  static constexpr SwizzleLayout kAtom = gmma_atom(kMajor, GmmaSwizzle::k128B, 16);
+  // The atom repeats along K first when mn-major, so that each 64-row block of MN is one box.
+  static constexpr IntTuple kOrder = kKMajor ? make_shape(0, 1) : make_shape(1, 0);
+  static constexpr SwizzleLayout kStage = tile_to_shape(kAtom, make_shape(kMN, kTileK), kOrder);
+  static constexpr i64 kStageElems = cosize(kStage.layout).v;
+  // (MN, BK, PIPE): the stages one after the other.
+  static constexpr SwizzleLayout kSmem = {kStage.swizzle, 0,
+                                          append(kStage.layout, make_layout(IntTuple(kStages), IntTuple(kStageElems)))};
+
+  // TMA boxes: a k-major tile is one box of (64 of K) x (MN / kShare), so that each sharing CTA
+  // loads one; an mn-major one is (64 of MN) x (64 of K), the swizzle's width, so several.
+  static constexpr int kBoxMN = kKMajor ? kMN / kShare : 64;
+  static constexpr int kBoxes = kMN / kBoxMN;
+  static constexpr Tile kBoxTile = make_tile(kBoxMN, kTileK);
+  static constexpr SwizzleLayout kBox = tile_to_shape(kAtom, make_shape(kBoxMN, kTileK), kOrder);
+  static constexpr int kBoxBytes = kBoxMN * kTileK * 2;
+  static constexpr int kStageBytes = int(kStageElems) * 2;
+
+  // wgmma descriptors: at the origin, and the steps (in 16-byte units) per warpgroup (kWgmmaMN
+  // rows), per k-step of 16 and per stage.
+  static constexpr GmmaDesc kDesc = make_gmma_desc(kSmem, kMajor, 16, kWgmmaMN);
+  static constexpr i64 kDescPerRows = kMN > kWgmmaMN ? gmma_desc_offset(kSmem, 16, make_shape(kWgmmaMN, 0, 0)) : 0;
+  static constexpr i64 kDescPerStep = gmma_desc_offset(kSmem, 16, make_shape(0, 16, 0));
+  static constexpr i64 kDescPerStage = gmma_desc_offset(kSmem, 16, make_shape(0, 0, 1));
+
+  static constexpr bool valid() {
+    // Box b is the box layout at the stage's offset of its first row, on a whole swizzle repeat.
+    Layout const boxes = zipped_divide(kStage.layout, make_tile(kBoxMN, kTileK));  // ((BOX_MN,BK),(boxes,1))
+    if (!(coalesce(get(boxes, 0)) == coalesce(kBox.layout)) || size(get(boxes, 1)).v != kBoxes) return false;
+    for (int b = 0; b < kBoxes; ++b)
+      if (get(boxes, 1)(b) != kStage.layout(make_shape(b * kBoxMN, 0)) || (get(boxes, 1)(b) * 2) % 1024 != 0)
+        return false;
+    // The descriptor steps are linear: any warpgroup, k-step and stage is the sum of the three.
+    for (int w = 0; w < kMN / kWgmmaMN; ++w)
+      for (int s = 0; s < kTileK / 16; ++s)
+        for (int p = 0; p < kStages; ++p)
+          if (gmma_desc_offset(kSmem, 16, make_shape(w * kWgmmaMN, 16 * s, p)) !=
+              w * kDescPerRows + s * kDescPerStep + p * kDescPerStage)
+            return false;
+    return kBoxes % kShare == 0 && (kStageBytes % 1024) == 0 && kBoxBytes * kBoxes == kStageBytes;
+  }
+  static_assert(valid());
+};
+
+// Tile shape Tc (a TileConfig) with a k-major (kAKMajor) or mn-major A and a k-major (kBKMajor) or
+// mn-major B.
+template <class Tc, bool kAKMajor, bool kBKMajor>
+struct Config {
+  using T = Tc;
+  static constexpr int kBM = Tc::kBM, kBN = Tc::kBN, kStages = Tc::kStages, kConsumers = Tc::kConsumers;
+  static constexpr int kClusterM = Tc::kClusterM, kThreads = Tc::kThreads;
+  using A = OperandConfig<kBM, kAKMajor, 64, 1, kStages>;
+  using B = OperandConfig<kBN, kBKMajor, kBN, kClusterM, kStages>;
+  // What one stage's full barrier waits for: all of A and B land in every CTA.
+  static constexpr int kStageBytes = A::kStageBytes + B::kStageBytes;
+  // The TiledMMA: the consumer warpgroups along M, each m64nBNk16 over 64 x BN.
+  static constexpr TiledMMA kMma = make_tiled_mma(mma_atom_sm90_64xNx16(kBN), make_layout(make_shape(kConsumers, 1, 1)));
+  static constexpr Tile kTileC = make_tile(kBM, kBN);
+  static constexpr Layout kAcc = decltype(partition_fragment_C<float, kMma, make_layout(make_shape(kBM, kBN))>())::layout;
+  static constexpr int kAccs = int(size(kAcc).v);
+
+  static constexpr bool valid() {
+    // Accumulator i is the wgmma's D register i (the atom's C TV layout in register order), and
+    // values 2j, 2j+1 are neighbouring columns (the epilogue's paired stores).
+    Layout const part_c = kMma.partition_C(make_layout(make_shape(kBM, kBN), make_stride(basis(0), basis(1)))).layout;
+    Layout const atom_c = mma_atom_sm90_64xNx16(kBN).c_tv;
+    for (int i = 0; i < kAccs; ++i) {
+      Coord<2> const c = crd2idx_flat<Coord<2>>(i, part_c.shape, part_c.stride);
+      i64 const mn = atom_c(make_shape(0, i));
+      if (c[0] != mn % 64 || c[1] != mn / 64 || kAcc(i) != i) return false;
+      if (i % 2 == 1) {
+        Coord<2> const c0 = crd2idx_flat<Coord<2>>(i - 1, part_c.shape, part_c.stride);
+        if (c[0] != c0[0] || c[1] != c0[1] + 1) return false;
+      }
+    }
+    return kAccs == kBN / 2 && kAccs % 4 == 0 && kMma.size() == 128 * kConsumers;
+  }
+  static_assert(valid());
+};
+
+}  // namespace loom::sm90

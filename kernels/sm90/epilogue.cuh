@@ -1,0 +1,187 @@
+// sm90's epilogue: what a consumer warpgroup does with its accumulators once a work unit's main
+// loop is done. Split units first go through the split-K fixup; then D is stored with TMA through
+// shared memory, or straight from the registers.
+//
+// TMA store (store_d_tma), when the tile shape has it (BN a multiple of 64), beta == 0, D is not
+// swapped and D's base and row stride are multiples of 16 bytes (the launcher decides:
+// Params::tma_store): each warpgroup writes its 64 x BN accumulators, times alpha and converted to
+// D's type, into shared memory one 64-row x 128-byte sub-tile at a time (under the 128-byte
+// swizzle, placed by partition_C of a swizzled smem view: conflict-free), fences the async proxy,
+// and one thread TMA-stores the sub-tile, which clips at D's edges. Two buffers per warpgroup: a
+// buffer is rewritten once the store that read it two sub-tiles ago has finished reading
+// (cp.async.bulk.wait_group.read), and the next tile's wgmmas start while the last stores drain.
+//
+//   sD (64,(COLS,SUB)) -> partition_C of one warpgroup's atom: where each accumulator goes in a buffer
+//   cD = identity (M,N) -> local_tile<(64,COLS)>(cD, (BM/64)m+w, n*SUB + j): sub-tile j's TMA store coords
+//
+// Direct store: kernels/epilogue.cuh's store_d, mD (M,N) -> local_tile<(BM,BN)>(mD, m, n) ->
+// partition_C, reading C where beta != 0 (column-major D, a swapped plan's: one element a store).
+//
+// Split-K fixup (split_k_fixup): the workspace slot and the k range of a split are the schedule's
+// (kernels/sm90/schedule.hpp); the partial's layout is the fragment's register order itself.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstddef>
+
+#include "kernels/epilogue.cuh"
+#include "kernels/sm90/config.cuh"
+#include "kernels/sm90/params.cuh"
+#include "kernels/sm90/ptx.cuh"
+#include "kernels/sm90/schedule.hpp"
+#include "kernels/sm90/shared_storage.cuh"
+#include "layout/gmma.hpp"
+#include "layout/tensor.hpp"
+
+namespace loom::sm90 {
+
+// The TMA-store epilogue of output type T: one consumer warpgroup's 64 x kBN accumulators go out in
+// sub-tiles of 64 rows x kCols columns (128 bytes), each written to a shared buffer under the
+// 128-byte swizzle (conflict-free: the 8 rows of a store instruction land in 8 different 16-byte
+// chunks) and stored by one TMA box, which clips at D's edges.
+template <class T, int kBN>
+struct EpilogueConfig {
+  static constexpr int kBits = int(sizeof(T)) * 8;
+  static constexpr int kCols = 128 / int(sizeof(T));
+  static constexpr int kSubtiles = kBN / kCols;
+  static constexpr Tile kSubtile = make_tile(64, kCols);
+  // The box: (64 rows, kCols) row-major, the K-major 128-byte GMMA atom's layout and swizzle.
+  static constexpr SwizzleLayout kBox = tile_to_shape(gmma_atom(GmmaMajor::kK, GmmaSwizzle::k128B, kBits), make_shape(64, kCols));
+  // The warpgroup's (64, kBN) tile seen through one buffer: sub-tile j's columns land on it (the
+  // sub-tile index has stride 0; the base picks the buffer).
+  static constexpr Layout kView = make_layout(make_shape(64, make_shape(kCols, kSubtiles)), make_stride(kCols, make_stride(1, 0)));
+  // One warpgroup's MMA (its accumulators, in partition_C order, are the consumer's registers).
+  static constexpr TiledMMA kMma = make_tiled_mma(mma_atom_sm90_64xNx16(kBN));
+  static constexpr int kValues = kCols / 2;  // accumulators of one sub-tile per thread
+
+  static constexpr bool valid() {
+    // The view is the box in each sub-tile, and sub-tile j is accumulators [j kValues, (j+1) kValues).
+    Layout const part = kMma.partition_C(make_layout(make_shape(64, kBN), make_stride(basis(0), basis(1)))).layout;
+    for (int v = 0; v < kBN / 2; ++v) {
+      Coord<2> const c = crd2idx_flat<Coord<2>>(v, part.shape, part.stride);
+      if (c[1] / kCols != v / kValues) return false;
+    }
+    for (int r = 0; r < 64; r += 7)
+      for (int c = 0; c < kBN; c += 3)
+        if (kView(make_shape(r, make_shape(c % kCols, c / kCols))) != kBox.layout(make_shape(r, c % kCols))) return false;
+    return kBN % kCols == 0 && kBox.swizzle == gmma_swizzle(GmmaSwizzle::k128B, kBits) &&
+           64 * kCols * int(sizeof(T)) == kEpiBufferBytes;
+  }
+  static_assert(valid());
+};
+
+// D = alpha * acc (beta == 0) for warpgroup w's rows of CTA tile (m, n), through the warpgroup's
+// buffers (`buffers`, `buffers_ptr`: the same bytes as a shared address and a pointer); `stores`
+// counts the warpgroup's TMA stores so far (each buffer is reused two stores later, once that store
+// has read it). The warpgroup's first thread issues and waits; named barrier 1 + w syncs the
+// warpgroup.
+template <class T, int kBN, int kConsumers, class Acc>
+__device__ __forceinline__ void store_d_tma(Params const& p, Acc const& acc, int m, int n, int w, int tid,
+                                            SmemBuffer buffers, unsigned char* buffers_ptr, int& stores) {
+  using E = EpilogueConfig<T, kBN>;
+  using P = typename Pair<T>::type;
+  bool const leader = tid % 128 == 0;
+  auto const cD = make_identity_tensor(p.ep.cd_shape);  // (M,N) -> (m,n)
+  float const alpha = p.ep.alpha;
+#pragma unroll
+  for (int j = 0; j < E::kSubtiles; ++j) {
+    int const buf = stores % kEpiBuffers;
+    // The store that last read this buffer is done reading it.
+    if (leader) bulk_wait_group_read<kEpiBuffers - 1>();
+    named_barrier_sync(1 + w, 128);
+    auto sD = make_tensor<E::kView>(SwizzledPtrEngine<T, E::kBox.swizzle>{
+        reinterpret_cast<T*>(buffers_ptr + buf * kEpiBufferBytes)});  // (64,(COLS,SUB)) -> buffer
+    auto tCsD = partition_C<E::kMma, Offsets::kTabulated>(sD, tid % 128);  // (2,2,BN/8): the accumulators' places
+#pragma unroll
+    for (int q = 0; q < E::kValues / 2; ++q) {
+      int const v = j * E::kValues + 2 * q;
+      *reinterpret_cast<P*>(&tCsD(v)) = pair_from<T>(alpha * acc(v), alpha * acc(v + 1));
+    }
+    fence_proxy_async_shared_cta();  // generic-proxy writes -> the TMA engine's reads
+    named_barrier_sync(1 + w, 128);
+    if (leader) {
+      Coord<2> const c = local_tile<E::kSubtile>(cD, kConsumers * m + w, n * E::kSubtiles + j).base;  // (row, col)
+      tma_store_2d(&p.tma_d, buffers.offset(unsigned(buf * kEpiBufferBytes)), int(c[1]), int(c[0]));
+      bulk_commit_group();
+    }
+    ++stores;
+  }
+}
+
+// Split-K: the warpgroup's partial tile goes to its slot of the workspace; the split that arrives
+// last on the slot's counter sums the partials in split order into acc and returns true (it stores
+// D); the others return false. The sum's order is fixed whichever split is last, so D's bits do not
+// depend on timing: with two splits the last adds the other's partial to its own registers (fp32
+// addition commutes, so p0 + p1 and p1 + p0 are the same bits); with more it reads its own back too
+// and adds all of them from split 0 on. The counter wraps to zero on the last arrival (atom.inc),
+// ready for the next launch. Only the warpgroup's first thread fences, in its atomic: the named
+// barrier orders every thread's partial before that release, and that acquire before every
+// thread's reads (the memory model's cumulativity). Against a fence in every thread and both
+// partials read back, the two together measured 0.6-2.6 µs faster a launch on forced split plans
+// (docs/tuning/sm90.md). `slots`: the slot's first partial (split 0's), `verdict`: the
+// warpgroup's word of shared memory.
+template <int kAccs, class Acc>
+__device__ __forceinline__ bool split_k_fixup(Acc& acc, float* slots, int slot_stride, int split, int splits,
+                                              unsigned* arrival, volatile int* verdict, int w, int tid) {
+  int const t = tid % 128;
+  auto const slot = [&](int s) { return reinterpret_cast<float4*>(slots + std::size_t(s) * unsigned(slot_stride)); };
+  float4* const mine = slot(split);
+#pragma unroll
+  for (int i = 0; i < kAccs / 4; ++i)
+    __stcg(mine + i * 128 + t, make_float4(acc.data[4 * i], acc.data[4 * i + 1], acc.data[4 * i + 2], acc.data[4 * i + 3]));
+  named_barrier_sync(1 + w, 128);
+  if (t == 0) *verdict = atomic_inc_acq_rel_gpu(arrival, unsigned(splits - 1)) == unsigned(splits - 1);
+  named_barrier_sync(1 + w, 128);
+  if (!*verdict) return false;
+  if (splits > 2) {
+#pragma unroll
+    for (int i = 0; i < kAccs; ++i) acc.data[i] = 0.f;
+  }
+  for (int s = 0; s < splits; ++s) {
+    if (splits == 2 && s == split) continue;  // already in acc
+    float4 const* const part = slot(s);
+#pragma unroll
+    for (int i = 0; i < kAccs / 4; ++i) {
+      float4 const v = __ldcg(part + i * 128 + t);
+      acc.data[4 * i] += v.x, acc.data[4 * i + 1] += v.y, acc.data[4 * i + 2] += v.z, acc.data[4 * i + 3] += v.w;
+    }
+  }
+  return true;
+}
+
+// The epilogue of consumer warpgroup w for CTA tile (m, n): D from acc by TMA store or direct
+// store, in D's type. `stores` counts the warpgroup's TMA stores (store_d_tma).
+template <class Cfg, class Acc>
+__device__ __forceinline__ void store_tile(Params const& p, Smem<Cfg> const& smem, Acc const& acc, int m, int n, int w,
+                                           int tid, int& stores) {
+  constexpr int kBN = Cfg::kBN, kConsumers = Cfg::kConsumers;
+  if constexpr (Cfg::T::kTmaStore) {
+    if (p.tma_store) {
+      SmemBuffer const buffers = smem.epilogue(w);
+      unsigned char* const buffers_ptr = smem.epilogue_ptr(w);
+      switch (p.out) {
+        case DType::f32: store_d_tma<float, kBN, kConsumers>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores); break;
+        case DType::f16: store_d_tma<__half, kBN, kConsumers>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores); break;
+        case DType::bf16: store_d_tma<__nv_bfloat16, kBN, kConsumers>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores); break;
+      }
+      return;
+    }
+  }
+  if (p.ep.d_col) {
+    switch (p.out) {
+      case DType::f32: store_d<Cfg::kMma, Cfg::kTileC, float, true>(p.ep, acc, m, n, tid); break;
+      case DType::f16: store_d<Cfg::kMma, Cfg::kTileC, __half, true>(p.ep, acc, m, n, tid); break;
+      case DType::bf16: store_d<Cfg::kMma, Cfg::kTileC, __nv_bfloat16, true>(p.ep, acc, m, n, tid); break;
+    }
+  } else {
+    switch (p.out) {
+      case DType::f32: store_d<Cfg::kMma, Cfg::kTileC, float>(p.ep, acc, m, n, tid); break;
+      case DType::f16: store_d<Cfg::kMma, Cfg::kTileC, __half>(p.ep, acc, m, n, tid); break;
+      case DType::bf16: store_d<Cfg::kMma, Cfg::kTileC, __nv_bfloat16>(p.ep, acc, m, n, tid); break;
+    }
+  }
+}
+
+}  // namespace loom::sm90

@@ -1,0 +1,182 @@
+// sm90's host launcher for one instance (a tile shape and a pair of operand majornesses): the TMA
+// maps of A, B and D, the parameter block, and the launch of the schedule it is given. It follows
+// the schedule and the plan exactly: anything it cannot follow is an error with a reason, never a
+// different launch. The instances are listed in kernels/CMakeLists.txt (loom_instances(sm90 ...)),
+// one generated sm_90a-only translation unit each; kernels/sm90/sm90.cu picks one.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+#include "kernels/operand_layout.hpp"
+#include "kernels/problem.hpp"
+#include "kernels/sm90/config.cuh"
+#include "kernels/sm90/epilogue.cuh"
+#include "kernels/sm90/kernel.cuh"
+#include "kernels/sm90/params.cuh"
+#include "kernels/sm90/schedule.hpp"
+#include "kernels/sm90/shared_storage.cuh"
+#include "kernels/sm90_instances.inc"
+#include "kernels/tma_copy.hpp"
+#include "layout/tma.hpp"
+
+namespace loom::sm90 {
+
+// What the launcher knows of a problem, in the orientation the kernel computes it (after
+// row_major_gemm's transposition for a column-major D, and the plan's swap).
+struct Args {
+  void const* a;  // (m, k)
+  void const* b;  // (n, k)
+  void const* c;
+  void* d;
+  GmemShape ga;  // (m, k) -> offset in A; one stride is 1 (the contiguous mode)
+  GmemShape gb;  // (n, k) -> offset in B
+  GmemShape gd;  // (m, n) -> offset in C and D; n is contiguous, or m when d_col
+  float alpha, beta;
+  DType out;
+  bool pair_d;
+  bool d_col;          // D's m is contiguous (a swapped row-major D): direct stores only
+  float* partials;     // split-K: Schedule::partial_bytes
+  unsigned* arrivals;  // split-K: Schedule::counter_bytes, zero between launches
+};
+
+// Why an instance did not launch. `tma`: TMA cannot read A or B (the caller runs sm80 instead, as
+// its path says); otherwise the schedule or the workspace is not one this instance can follow (a
+// bug in the caller: cudaErrorInvalidConfiguration).
+struct Refusal {
+  bool tma = false;
+  std::string why;
+};
+
+// Launches instance (kShape, kAK, kBK) on schedule `sched` (make_schedule of kShape for this
+// problem). Returns the launch's error; cudaErrorInvalidValue or cudaErrorInvalidConfiguration
+// with *refusal filled when it refuses.
+template <int kShape, bool kAK, bool kBK>
+cudaError_t launch_instance(Args const& args, Schedule const& sched, bool bf16, cudaStream_t stream, Refusal* refusal);
+// Both operands' TMA maps for tile shape kShape, or why TMA cannot read them.
+template <int kShape, bool kAK, bool kBK>
+std::string tma_maps(Args const& args, CUtensorMap* a, CUtensorMap* b);
+
+#define LOOM_SM90_EXTERN(S, AK, BK)                                                                                \
+  extern template cudaError_t launch_instance<S, AK, BK>(Args const&, Schedule const&, bool, cudaStream_t,           \
+                                                        Refusal*);                                                \
+  extern template std::string tma_maps<S, AK, BK>(Args const&, CUtensorMap*, CUtensorMap*);
+LOOM_SM90_INSTANCES(LOOM_SM90_EXTERN)
+#undef LOOM_SM90_EXTERN
+
+// The TMA map of one operand, from its global shape and the box's smem layout.
+template <class Op>
+std::string operand_tma(void const* ptr, GmemShape const& g, CUtensorMap* map) {
+#if defined(__CUDA_ARCH__)  // host code; the device pass only parses it
+  (void)ptr, (void)g, (void)map;
+  return {};
+#else
+  TmaDesc d;
+  try {
+    d = make_tma_desc(make_shape(g.shape[0], g.shape[1]), make_shape(g.stride[0], g.stride[1]), 2, Op::kBox,
+                      make_shape(Op::kBoxMN, kTileK));
+  } catch (LayoutError const& e) {
+    return e.what();
+  }
+  return make_tma_copy(d, ptr, true, map);
+#endif
+}
+
+// D's TMA map for the epilogue's boxes, or why the epilogue cannot store D with TMA (then it
+// stores straight from the registers): beta != 0 (C is read by the direct path), D's m is its
+// contiguous mode (swapped), or D's base or row stride is not a multiple of 16 bytes. (Whether
+// the tile shape has the TMA-store epilogue at all is the caller's part: kernels/sm90/sm90.cu.)
+inline std::string make_tma_store_map(Args const& args, CUtensorMap* map) {
+#if defined(__CUDA_ARCH__)
+  (void)args, (void)map;
+  return {};
+#else
+  if (args.beta != 0.f) return "beta != 0";
+  if (args.d_col) return "D is transposed";
+  int const es = int(size_of(args.out));
+  SwizzleLayout const box = args.out == DType::f32 ? EpilogueConfig<float, 64>::kBox : EpilogueConfig<__half, 64>::kBox;
+  int const cols = 128 / es;
+  if (reinterpret_cast<std::uintptr_t>(args.d) % 16 != 0) return "D's base is not 16-byte aligned";
+  if (args.gd.shape[0] > 1 && (args.gd.stride[0] * es) % 16 != 0) return "ldc is not a multiple of 16 bytes";
+  TmaDesc d;
+  try {
+    d = make_tma_desc(make_shape(args.gd.shape[0], args.gd.shape[1]), make_shape(args.gd.shape[0] > 1 ? args.gd.stride[0] : cols, 1),
+                      es, box, make_shape(64, cols));
+  } catch (LayoutError const& e) {
+    return e.what();
+  }
+  return make_tma_copy(d, args.d, true, map);
+#endif
+}
+
+template <int kShape, bool kAK, bool kBK>
+std::string tma_maps(Args const& args, CUtensorMap* a, CUtensorMap* b) {
+  using Cfg = Config<TileConfig<kShape>, kAK, kBK>;
+  std::string err = operand_tma<typename Cfg::A>(args.a, args.ga, a);
+  return err.empty() ? operand_tma<typename Cfg::B>(args.b, args.gb, b) : err;
+}
+
+template <class Cfg, WgmmaType kType>
+cudaError_t launch_kernel(Params const& p, cudaStream_t stream) {
+  auto* kernel = gemm_sm90_kernel<Cfg, kType>;
+  constexpr int kSmemBytes = SharedStorage<Cfg>::kSmemBytes;
+  static cudaError_t const attr = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
+  if (attr != cudaSuccess) return attr;
+  cudaLaunchConfig_t cfg{};
+  cudaLaunchAttribute attrs[1];
+  attrs[0].id = cudaLaunchAttributeClusterDimension;
+  attrs[0].val.clusterDim.x = Cfg::kClusterM;
+  attrs[0].val.clusterDim.y = 1;
+  attrs[0].val.clusterDim.z = 1;
+  cfg.attrs = attrs;
+  cfg.numAttrs = 1;
+  cfg.gridDim = dim3(unsigned(Cfg::kClusterM * p.sched.grid));  // the schedule's clusters
+  cfg.blockDim = dim3(Cfg::kThreads);
+  cfg.dynamicSmemBytes = kSmemBytes;
+  cfg.stream = stream;
+  return cudaLaunchKernelEx(&cfg, kernel, p);
+}
+
+template <int kShape, bool kAK, bool kBK>
+cudaError_t launch_instance(Args const& args, Schedule const& sched, bool bf16, cudaStream_t stream, Refusal* refusal) {
+  using Cfg = Config<TileConfig<kShape>, kAK, kBK>;
+  auto fail = [&](std::string const& reason) {
+    if (refusal) refusal->tma = false, refusal->why = reason;
+    return cudaErrorInvalidConfiguration;
+  };
+  Schedule const mine = make_schedule(kTileShapes[kShape], args.ga.shape[0], args.gb.shape[0], args.ga.shape[1],
+                                      sched.splits, false, sched.wave);
+  if (sched.cluster_m != Cfg::kClusterM || sched.tiles_m != mine.tiles_m || sched.tiles_n != mine.tiles_n ||
+      sched.k_tiles != mine.k_tiles || sched.bn != Cfg::kBN || sched.consumers != Cfg::kConsumers)
+    return fail("sm90: the schedule is not tile shape " + std::string(kTileShapes[kShape].name) + "'s for this problem");
+  if (!sched.fits_kernel()) return fail("sm90: too many tiles for the kernel's 32-bit tile scheduler");
+  if (sched.splits > 1 && (args.partials == nullptr || args.arrivals == nullptr))
+    return fail("sm90: a split schedule without its workspace");
+  Params p{};
+  if (std::string const err = tma_maps<kShape, kAK, kBK>(args, &p.tma_a, &p.tma_b); !err.empty()) {
+    if (refusal) refusal->tma = true, refusal->why = err;
+    return cudaErrorInvalidValue;
+  }
+  p.tma_store = TileConfig<kShape>::kTmaStore && make_tma_store_map(args, &p.tma_d).empty();
+  p.shape_a = Coord<2>{{args.ga.shape[0], args.ga.shape[1]}};
+  p.shape_b = Coord<2>{{args.gb.shape[0], args.gb.shape[1]}};
+  p.ep = EpilogueArgs{args.c, args.d, Coord<2>{{args.gd.shape[0], args.gd.shape[1]}},
+                      args.d_col ? args.gd.stride[1] : args.gd.stride[0], args.alpha, args.beta, args.pair_d, args.d_col};
+  p.sched = TileScheduler(sched);
+  p.out = args.out;
+  p.partials = args.partials;
+  p.arrivals = args.arrivals;
+  return bf16 ? launch_kernel<Cfg, WgmmaType::kBF16>(p, stream) : launch_kernel<Cfg, WgmmaType::kF16>(p, stream);
+}
+
+}  // namespace loom::sm90
+
+// One instance's explicit instantiation (the generated translation units expand it).
+#define LOOM_SM90_INSTANTIATE(S, AK, BK)                                                                           \
+  namespace loom::sm90 {                                                                                           \
+  template cudaError_t launch_instance<S, AK, BK>(Args const&, Schedule const&, bool, cudaStream_t, Refusal*);     \
+  template std::string tma_maps<S, AK, BK>(Args const&, CUtensorMap*, CUtensorMap*);                              \
+  }

@@ -1,0 +1,132 @@
+// sm90's main loop: the producer's TMA loads and the consumers' wgmmas for one work unit (a CTA
+// tile's k range), over the pipeline's ring of stages (kernels/sm90/pipeline.cuh).
+//
+// Data path, per CTA tile (m, n) and k tile kt:
+//
+//   cA = identity (M,K) -> local_tile<(BOX,64)>(cA, m*BOXES + b, kt): box b's first coordinate, its TMA coords
+//   sA (BM,64,PIPE), 128B swizzle: box b lands at sA(b*BOX, 0, stage)
+//   wgmma desc of warpgroup w, k-step s: make_gmma_desc(sA) advanced by gmma_desc_offset(sA, (64w, 16s, stage))
+//   acc = partition_fragment_C(TiledMMA of (BM/64)x1 warpgroups of m64nBNk16, (BM,BN)): (2,2,BN/8) per thread
+//
+// and the same for B, whose boxes the cluster's CTAs share out: each loads kBoxes / kClusterM of
+// them and multicasts them to every CTA of the cluster (each completes its bytes on the full
+// barrier of every CTA it writes), so B's tile crosses L2 once per cluster.
+//
+// A consumer warpgroup waits for a stage, issues its four wgmmas (k-steps of 16), commits them,
+// and waits for the previous k tile's group only (one group stays in flight across k tiles), then
+// releases that previous stage. With two consumer warpgroups both read the same stages, but
+// warpgroup 1 runs kLag k tiles behind warpgroup 0 (the `start` barrier sets the lag once, the ring
+// keeps it), so that at the end of a tile one warpgroup drains and stores while the other still
+// issues wgmmas.
+//
+// Written by hand, and why: the TMA coordinate order (dimension 0 is the contiguous mode,
+// make_tma_desc's rule, so a k-major box takes (k, mn) and an mn-major one (mn, k) from the
+// identity tensor's coordinate); the order of waits, wgmmas, commits and releases, which is control
+// flow, not indices.
+#pragma once
+
+#include "kernels/sm90/config.cuh"
+#include "kernels/sm90/params.cuh"
+#include "kernels/sm90/pipeline.cuh"
+#include "kernels/sm90/ptx.cuh"
+#include "kernels/sm90/schedule.hpp"
+#include "layout/tensor.hpp"
+
+namespace loom::sm90 {
+
+// Producer load: every TMA load of work unit `wk`, issued by one thread of the CTA.
+template <class Cfg>
+__device__ __forceinline__ void producer_load(Params const& p, Pipeline<Cfg> const& pipe, TileScheduler::Work const& wk,
+                                              unsigned rank, Ring<Cfg::kStages>& ring) {
+  using A = typename Cfg::A;
+  using B = typename Cfg::B;
+  constexpr int kClusterM = Cfg::kClusterM;
+  // Box coordinates, innermost TMA dimension first: the contiguous mode (make_tma_desc).
+  auto coords = [](Coord<2> const& c, bool k_major, int& c0, int& c1) {
+    c0 = int(k_major ? c[1] : c[0]);
+    c1 = int(k_major ? c[0] : c[1]);
+  };
+  auto const cA = make_identity_tensor(p.shape_a);  // (M,K) -> (m,k)
+  auto const cB = make_identity_tensor(p.shape_b);  // (N,K) -> (n,k)
+  for (int kt = wk.k_begin; kt < wk.k_end; ++kt) {
+    int const s = ring.stage;
+    pipe.producer_acquire(ring, unsigned(Cfg::kStageBytes));
+    int c0, c1;
+#pragma unroll
+    for (int b = 0; b < A::kBoxes; ++b) {
+      coords(local_tile<A::kBoxTile>(cA, wk.m * A::kBoxes + b, kt).base, A::kKMajor, c0, c1);  // box (BOX_MN,BK)
+      tma_load_2d(pipe.smem.a(s).offset(unsigned(b * A::kBoxBytes)), &p.tma_a, pipe.smem.full(s), c0, c1);
+    }
+#pragma unroll
+    for (int j = 0; j < B::kBoxes / kClusterM; ++j) {
+      int const b = j * kClusterM + int(rank);
+      coords(local_tile<B::kBoxTile>(cB, wk.n * B::kBoxes + b, kt).base, B::kKMajor, c0, c1);
+      SmemBuffer const dst = pipe.smem.b(s).offset(unsigned(b * B::kBoxBytes));
+      if constexpr (kClusterM == 1)
+        tma_load_2d(dst, &p.tma_b, pipe.smem.full(s), c0, c1);
+      else
+        tma_load_2d_multicast(dst, &p.tma_b, pipe.smem.full(s), c0, c1, (unsigned short)((1u << kClusterM) - 1));
+    }
+    ring.advance();
+  }
+}
+
+// Consumer MMA: consumer warpgroup w's part of the main loop, whose state (its descriptors and the
+// lag) lasts across work units.
+template <class Cfg, WgmmaType kType>
+struct ConsumerMma {
+  using A = typename Cfg::A;
+  using B = typename Cfg::B;
+  static constexpr int kStages = Cfg::kStages;
+  static constexpr int kWgLag = Cfg::kConsumers > 1 ? kLag : 0;
+  static constexpr int kTransA = A::kKMajor ? 0 : 1, kTransB = B::kKMajor ? 0 : 1;
+
+  Pipeline<Cfg> pipe;
+  GmmaDesc desc_a, desc_b;  // stage 0's, k-step 0's (A's at this warpgroup's 64 rows)
+  int w;
+  unsigned rank;
+  bool signals;          // the warpgroup's first thread: it arrives for the warpgroup
+  bool started = false;  // the lag between the warpgroups is set
+
+  __device__ __forceinline__ ConsumerMma(Pipeline<Cfg> const& pipe_, int w_, int tid, unsigned rank_) : pipe(pipe_), w(w_), rank(rank_) {
+    constexpr GmmaDesc kDescA = A::kDesc, kDescB = B::kDesc;  // local copies: device code cannot refer to the members
+    desc_a = kDescA.at(pipe.smem.a(0).addr).advanced(w * A::kDescPerRows);
+    desc_b = kDescB.at(pipe.smem.b(0).addr);
+    signals = tid % 128 == 0;
+  }
+
+  // acc = A B^T over work unit wk's k tiles; every stage it read is released on return.
+  template <class Acc>
+  __device__ __forceinline__ void mma(TileScheduler::Work const& wk, Ring<kStages>& ring, Acc& acc) {
+    int prev = -1;
+    if (kWgLag > 0 && w == 1 && !started) mbarrier_wait(pipe.smem.start(), 0);
+    for (int kt = wk.k_begin; kt < wk.k_end; ++kt) {
+      int const s = ring.stage;
+      pipe.consumer_wait(ring);
+      wgmma_fence();
+#pragma unroll
+      for (int step = 0; step < kTileK / 16; ++step) {
+        unsigned long long const da = desc_a.advanced(s * A::kDescPerStage + step * A::kDescPerStep).encode();
+        unsigned long long const db = desc_b.advanced(s * B::kDescPerStage + step * B::kDescPerStep).encode();
+        wgmma_ss<kType, Cfg::kBN, kTransA, kTransB>(acc.data, da, db, (kt != wk.k_begin || step != 0) ? 1 : 0);
+      }
+      wgmma_commit_group();
+      if (kWgLag > 0 && w == 0 && !started && kt + 1 - wk.k_begin == kWgLag) {
+        if (signals) mbarrier_arrive_cluster(pipe.smem.start(), rank);
+        started = true;
+      }
+      // The previous k tile's wgmmas are done with their stage; this tile's stay in flight.
+      wgmma_wait_group<1>();
+      if (prev >= 0) pipe.consumer_release(prev, signals);
+      prev = s;
+      ring.advance();
+    }
+    if (kWgLag > 0 && w == 0 && !started && signals) mbarrier_arrive_cluster(pipe.smem.start(), rank);  // fewer than kLag k tiles
+    started = true;
+    wgmma_wait_group<0>();
+    wgmma_fence_operand(acc.data);
+    if (prev >= 0) pipe.consumer_release(prev, signals);
+  }
+};
+
+}  // namespace loom::sm90

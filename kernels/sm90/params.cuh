@@ -1,0 +1,29 @@
+// sm90's kernel parameters: the one block the host fills (kernels/sm90/launch.cuh) and every piece
+// of the kernel reads. The schedule in it was decided on the host (kernels/sm90/schedule.hpp); the
+// kernel derives no count of its own, and reads the tile scheduler's fields from the parameter
+// block as it needs them (kept in registers for the whole kernel, they cost the consumers spills).
+#pragma once
+
+#include <cuda.h>
+
+#include "kernels/epilogue.cuh"
+#include "kernels/problem.hpp"
+#include "kernels/sm90/schedule.hpp"
+#include "layout/tensor.hpp"
+
+namespace loom::sm90 {
+
+struct Params {
+  CUtensorMap tma_a;          // A (m, k) in boxes of Config::A::kBox
+  CUtensorMap tma_b;          // B (n, k) in boxes of Config::B::kBox
+  CUtensorMap tma_d;          // D (m, n) in boxes of EpilogueConfig<T>::kBox, when tma_store
+  Coord<2> shape_a, shape_b;  // (M, K), (N, K)
+  EpilogueArgs ep;            // C and D for the direct epilogue (and D's shape for both)
+  TileScheduler sched;        // the host's Schedule, in the kernel's 32-bit form
+  DType out;                  // D's type
+  bool tma_store;             // the epilogue stores D with TMA (else straight from the registers)
+  float* partials;            // split-K: Schedule::partial_bytes of fp32 partial tiles
+  unsigned* arrivals;         // split-K: one counter per slot, zero between launches
+};
+
+}  // namespace loom::sm90

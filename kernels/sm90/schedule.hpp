@@ -1,0 +1,182 @@
+// sm90's schedule: every decision about which CTA computes what, taken once on the host and read by
+// everything else. make_schedule turns a plan (tile shape, splits, tail) and a problem into a
+// Schedule: the tile counts, the split of K, the work units, the persistent grid and the split-K
+// workspace's layout. The plan's model (kernels/sm90/plan.hpp) estimates a schedule, the launcher
+// (kernels/sm90/launch.cuh) sizes the grid and the workspace from it, and the kernel's tile
+// scheduler (TileScheduler, below) walks it; none of them derives a count of its own. Plain C++
+// that compiles for host and device: tests/test_sm90_schedule.cpp walks TileScheduler on the host
+// and checks that every (CTA tile, k range) is computed exactly once.
+//
+// Work units, in order: cluster tiles [0, split_from) whole, one unit each; then unit
+// split_from + v is split v % splits of cluster tile split_from + v / splits. Split s of a tile
+// takes k tiles [s K/S, (s+1) K/S). Cluster c of the grid takes units c, c + grid, c + 2 grid, ...
+// With the tail plan, split_from is a whole number of waves: every cluster runs its whole tiles
+// first, and the last, partial wave is split across the clusters that would otherwise idle, so a
+// problem of 3.4 waves takes about 3.4 waves' time instead of 4.
+//
+// Tile order: cluster tiles go in groups of kGroupM cluster rows, column by column within a group,
+// so that the clusters in flight share A and B panels in L2; the CTA of cluster rank r takes M tile
+// cluster_m * row + r. The last group is ragged (cluster_rows % kGroupM rows): four lines of
+// arithmetic, rather than a layout over a tile grid padded with idle clusters.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/sm90/tile_menu.hpp"
+#include "layout/config.hpp"
+
+namespace loom::sm90 {
+
+constexpr int kMaxSplits = 64;  // the most ways K is split (LOOM_SM90_PLAN's bound; the model tries 16)
+
+// How many clusters of each size a GPU holds at once with one CTA per SM (the kernel's shared
+// memory allows no more): the persistent grid's size and the plan's wave. Measured per device with
+// cudaOccupancyMaxActiveClusters (kernels/sm90/sm90.cu); without a GPU, of_sms() assumes every SM
+// takes part (the SM count over the cluster size).
+struct Residency {
+  int sms = 132;
+  int clusters[4] = {132, 66, 33, 16};  // clusters of 1, 2, 4 and 8 CTAs
+  static constexpr Residency of_sms(int sms) {
+    Residency r;
+    r.sms = sms;
+    for (int i = 0; i < 4; ++i) r.clusters[i] = sms >> i;
+    return r;
+  }
+  // Clusters of cluster_m CTAs (1, 2, 4 or 8) resident at once, at least 1.
+  constexpr int wave(int cluster_m) const {
+    int const i = cluster_m >= 8 ? 3 : cluster_m >= 4 ? 2 : cluster_m >= 2 ? 1 : 0;
+    return clusters[i] > 0 ? clusters[i] : 1;
+  }
+  friend constexpr bool operator==(Residency const&, Residency const&) = default;
+};
+
+// The schedule of one launch. Counts are 64-bit so that the model can weigh any problem; a launch
+// needs them to fit in 32 bits (fits_kernel), which the kernel's tile scheduler uses.
+struct Schedule {
+  std::int64_t cluster_m = 1;     // CTAs per cluster, along M
+  std::int64_t consumers = 1;     // consumer warpgroups per CTA (64 rows of the CTA tile each)
+  std::int64_t bn = 0;            // the CTA tile's columns
+  std::int64_t tiles_m = 0;       // CTA tiles along M; the last cluster row's CTAs past it skip their epilogue
+  std::int64_t tiles_n = 0;       // CTA tiles along N
+  std::int64_t cluster_rows = 0;  // cluster tiles along M: ceil(tiles_m / cluster_m)
+  std::int64_t k_tiles = 0;       // k tiles of K (kTileK each, the last one ragged)
+  std::int64_t splits = 1;        // K is split this many ways in the split cluster tiles (1: none)
+  std::int64_t split_from = 0;    // the first split cluster tile (cluster_tiles() when none is)
+  std::int64_t units = 0;         // work units
+  std::int64_t wave = 1;          // clusters resident at once
+  std::int64_t grid = 0;          // clusters launched: min(units, wave)
+
+  LOOM_HD constexpr std::int64_t cluster_tiles() const { return cluster_rows * tiles_n; }
+  // Rounds of work on the busiest cluster: whole tiles, then split units.
+  LOOM_HD constexpr std::int64_t whole_rounds() const {
+    return splits > 1 ? split_from / wave : (cluster_tiles() + wave - 1) / wave;
+  }
+  LOOM_HD constexpr std::int64_t split_rounds() const {
+    return splits > 1 ? ((cluster_tiles() - split_from) * splits + wave - 1) / wave : 0;
+  }
+  // The k tiles of one unit of each kind (the longest split: ceil(K / S)).
+  LOOM_HD constexpr std::int64_t split_k_tiles() const { return (k_tiles + splits - 1) / splits; }
+
+  // Split-K workspace: one slot per split CTA tile and consumer warpgroup, holding `splits` partial
+  // accumulator tiles of 64 x bn fp32 (the warpgroup's registers, in their own order), and one
+  // arrival counter per slot.
+  LOOM_HD constexpr std::int64_t split_ctas() const { return splits > 1 ? (cluster_tiles() - split_from) * cluster_m : 0; }
+  LOOM_HD constexpr std::int64_t slots() const { return split_ctas() * consumers; }
+  LOOM_HD constexpr std::int64_t slot_floats() const { return 64 * bn; }
+  LOOM_HD constexpr std::int64_t partial_bytes() const { return slots() * splits * slot_floats() * 4; }
+  LOOM_HD constexpr std::int64_t counter_bytes() const { return slots() * 4; }
+
+  // Whether the kernel's 32-bit tile scheduler can walk it.
+  constexpr bool fits_kernel() const {
+    std::int64_t const lim = 0x7fffffff;
+    return units <= lim && tiles_m * cluster_m <= lim && cluster_tiles() <= lim && k_tiles * splits <= lim;
+  }
+};
+
+constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// The schedule of tile shape t for a problem (m, n, k) in the kernel's orientation, K split
+// `splits` ways (of every cluster tile, or with `tail` of the cluster tiles past the last whole
+// wave only), on a GPU that holds `wave` clusters of t at once. What the plan asks for becomes what
+// runs here, and only here:
+// - splits are clamped to [1, min(k tiles, kMaxSplits)], so that no split has an empty k range;
+// - the tail plan splits every cluster tile when there is less than a wave of them, and none when
+//   the waves come out whole.
+constexpr Schedule make_schedule(TileShape t, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t splits,
+                                 bool tail, std::int64_t wave) {
+  Schedule s;
+  s.cluster_m = t.cluster_m;
+  s.consumers = tile_consumers(t);
+  s.bn = t.bn;
+  s.tiles_m = ceil_div(m, t.bm);
+  s.tiles_n = ceil_div(n, t.bn);
+  s.cluster_rows = ceil_div(s.tiles_m, t.cluster_m);
+  s.k_tiles = ceil_div(k, kTileK);
+  s.wave = wave > 0 ? wave : 1;
+  std::int64_t const cap = s.k_tiles < kMaxSplits ? s.k_tiles : kMaxSplits;
+  s.splits = splits < 1 ? 1 : splits > cap ? (cap < 1 ? 1 : cap) : splits;
+  std::int64_t const tiles = s.cluster_tiles();
+  s.split_from = 0;
+  if (s.splits > 1 && tail && tiles > s.wave) {
+    s.split_from = tiles / s.wave * s.wave;
+    if (s.split_from == tiles) s.splits = 1;
+  }
+  if (s.splits == 1) s.split_from = tiles;
+  s.units = s.split_from + (tiles - s.split_from) * s.splits;
+  s.grid = s.units < s.wave ? s.units : s.wave;
+  return s;
+}
+
+// The kernel's view of a Schedule, in 32-bit integers (a 64-bit division in the consumers' loop
+// puts their accumulators on the stack): which work units a cluster takes, and what each one is.
+struct TileScheduler {
+  int cluster_m, tiles_m, cluster_rows, tiles_n, k_tiles, splits, split_from, units, grid, consumers, slot_floats;
+
+  TileScheduler() = default;
+  LOOM_HD explicit TileScheduler(Schedule const& s)
+      : cluster_m(int(s.cluster_m)), tiles_m(int(s.tiles_m)), cluster_rows(int(s.cluster_rows)), tiles_n(int(s.tiles_n)),
+        k_tiles(int(s.k_tiles)), splits(int(s.splits)), split_from(int(s.split_from)), units(int(s.units)),
+        grid(int(s.grid)), consumers(int(s.consumers)), slot_floats(int(s.slot_floats())) {}
+
+  struct Work {
+    int tile;                           // the cluster tile
+    int m, n;                           // this CTA's tile
+    int split, splits, k_begin, k_end;  // the unit's split of its tile, of `splits`, and its k tiles
+  };
+
+  // The first unit of cluster `cluster` (blockIdx.x / cluster_m) and the step to its next one.
+  LOOM_HD int first(int cluster) const { return cluster; }
+  LOOM_HD int step() const { return grid; }
+
+  // Unit u as the CTA of cluster rank `rank` sees it.
+  LOOM_HD Work work(int u, unsigned rank) const {
+    Work w;
+    if (u < split_from) {
+      w.tile = u, w.split = 0, w.splits = 1;
+    } else {
+      w.tile = split_from + (u - split_from) / splits;
+      w.split = u - split_from - (w.tile - split_from) * splits;
+      w.splits = splits;
+    }
+    int const per_group = kGroupM * tiles_n, first_row = w.tile / per_group * kGroupM, in_group = w.tile % per_group;
+    int const group_rows = cluster_rows - first_row < kGroupM ? cluster_rows - first_row : kGroupM;
+    w.m = (first_row + in_group % group_rows) * cluster_m + int(rank);
+    w.n = in_group / group_rows;
+    // 32-bit: k_tiles * splits < 2^31 (fits_kernel).
+    w.k_begin = int(unsigned(w.split) * unsigned(k_tiles) / unsigned(w.splits));
+    w.k_end = int(unsigned(w.split + 1) * unsigned(k_tiles) / unsigned(w.splits));
+    return w;
+  }
+
+  // The workspace slot of consumer warpgroup `wg` of a split unit's CTA, and the offset (in floats)
+  // of its split s's partial tile (Schedule::partial_bytes holds them all).
+  LOOM_HD std::size_t slot(Work const& w, unsigned rank, int wg) const {
+    return (std::size_t(w.tile - split_from) * unsigned(cluster_m) + rank) * unsigned(consumers) + unsigned(wg);
+  }
+  LOOM_HD std::size_t partial(std::size_t slot, int s) const {
+    return (slot * unsigned(splits) + unsigned(s)) * unsigned(slot_floats);
+  }
+};
+
+}  // namespace loom::sm90

@@ -1,0 +1,303 @@
+// sm90: the registration, the plan, the schedule, the path and the launch. The kernel is
+// kernels/sm90/kernel.cuh (its header lists the pieces); kernels/CMakeLists.txt compiles it for
+// sm_90a in one generated translation unit per tile shape and pair of majornesses.
+//
+// A launch: the plan (kernels/sm90/plan.hpp: tile shape, split of K of every tile or of the last
+// partial wave, swap), then the schedule (kernels/sm90/schedule.hpp) on this device's residency,
+// then the workspace the schedule asks for, then the instance's launcher with both. The plan is the
+// model's, or LOOM_SM90_PLAN=<shape>:<splits>:<swap>[:<tail>] (e.g. 1:4:0, or 0:2:0:1 to split only
+// the last wave) for tuning and tests; a forced plan the operands cannot take (a narrow tile with an
+// mn-major B) falls back to the model's.
+//
+// Paths (KernelInfo::path, which launch follows from the same plan, schedule and checks, so that
+// what validate and bench report is what ran): "tma <plan>, ..." when TMA can read A and B (16-byte
+// aligned bases, leading dimensions a multiple of 8 elements), otherwise "sm80 (why)", the mma.sync
+// kernel, which takes any alignment. On the TMA path the epilogue is "tma store" (a tile shape that
+// has it, beta == 0, D unswapped, D's base and row stride multiples of 16 bytes) or "direct store
+// (why)", from the registers.
+//
+// Split-K's partials live in a workspace per stream (allocated on first use, grown when a bigger
+// schedule needs it, never shrunk): launches on one stream are ordered, so they never share one in
+// flight. Its arrival counters start at zero and every launch leaves them at zero.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
+#include <type_traits>
+
+#include "kernels/entry.hpp"
+#include "kernels/operand_layout.hpp"
+#include "kernels/registry.hpp"
+#include "kernels/sm90/launch.cuh"
+#include "kernels/sm90/plan.hpp"
+#include "kernels/sm90/schedule.hpp"
+
+namespace loom::sm90 {
+namespace {
+
+// The kernel's arguments: the problem as row_major_gemm sees it, swapped to D^T = B^T A^T when the
+// plan says so, plus alpha, beta and D's type.
+Args make_args(Problem const& p, Operands const& ops, bool swap) {
+  RowMajorGemm const g = row_major_gemm(p, ops);
+  Args args{};
+  args.a = g.a, args.b = g.b, args.c = ops.c, args.d = ops.d;
+  args.ga = g.ga, args.gb = g.gb, args.gd = g.gd;
+  args.alpha = float(p.alpha), args.beta = float(p.beta);
+  args.out = p.out_dtype;
+  args.pair_d = g.pair_d;
+  if (swap) {
+    std::swap(args.a, args.b);
+    std::swap(args.ga, args.gb);
+    args.gd = GmemShape{{g.gd.shape[1], g.gd.shape[0]}, {g.gd.stride[1], g.gd.stride[0]}};
+    args.d_col = true;
+    args.pair_d = false;
+  }
+  return args;
+}
+
+// Why TMA cannot read one operand, or "": the same rules make_tma_desc and the driver apply.
+std::string why_no_tma(char const* name, void const* ptr, GmemShape const& g) {
+  if (reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0) return std::string(name) + "'s base is not 16-byte aligned";
+  i64 const ld = g.stride[0] == 1 ? g.stride[1] : g.stride[0];
+  if ((ld * 2) % 16 != 0) return std::string("ld") + char(name[0] - 'A' + 'a') + " is not a multiple of 8 elements";
+  return {};
+}
+
+// Stands in for every sm90 kernel in the occupancy query: as many threads as the two-consumer
+// tiles and the whole of the shared memory a CTA may have, so one CTA per SM, as the kernels get.
+__global__ void residency_probe() {}
+
+// The current device's residency, measured once per device (cudaOccupancyMaxActiveClusters of
+// clusters of 1, 2, 4 and 8 CTAs); without a device, an H100's 132 SMs (Residency's default).
+Residency device_residency() {
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) {
+    cudaGetLastError();
+    return Residency{};
+  }
+  static std::mutex mu;
+  static std::map<int, Residency> known;
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = known.find(dev); it != known.end()) return it->second;
+  int sms = 0;
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms <= 0) {
+    cudaGetLastError();
+    return Residency{};
+  }
+  Residency r = Residency::of_sms(sms);
+  if (cudaFuncSetAttribute(residency_probe, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemLimit) == cudaSuccess) {
+    for (int i = 0; i < 4; ++i) {
+      cudaLaunchConfig_t cfg{};
+      cudaLaunchAttribute attr[1];
+      attr[0].id = cudaLaunchAttributeClusterDimension;
+      attr[0].val.clusterDim.x = 1u << i;
+      attr[0].val.clusterDim.y = 1;
+      attr[0].val.clusterDim.z = 1;
+      cfg.attrs = attr;
+      cfg.numAttrs = 1;
+      cfg.gridDim = dim3(unsigned(sms));
+      cfg.blockDim = dim3(unsigned(tile_threads(kTileShapes[0])));
+      cfg.dynamicSmemBytes = kSmemLimit;
+      int n = 0;
+      if (cudaOccupancyMaxActiveClusters(&n, residency_probe, &cfg) == cudaSuccess && n > 0) r.clusters[i] = n;
+    }
+  }
+  cudaGetLastError();  // a failed query leaves the SM count's estimate, not a launch error
+  known[dev] = r;
+  return r;
+}
+
+// LOOM_SM90_PLAN, parsed once: shape, splits, swap, tail; shape < 0 when unset or malformed.
+Plan forced_plan() {
+  static Plan const forced = [] {
+    Plan f;
+    f.shape = -1;
+    char const* env = std::getenv("LOOM_SM90_PLAN");
+    int t = 0, s = 0, w = 0, l = 0, used = 0, used4 = 0;
+    bool ok = env && std::sscanf(env, "%d:%d:%d%n", &t, &s, &w, &used) == 3;
+    if (ok && env[used] == ':') ok = std::sscanf(env + used, ":%d%n", &l, &used4) == 1 && env[used + used4] == 0;
+    else ok = ok && env[used] == 0;
+    if (ok && t >= 0 && t < kTileShapeCount && s >= 1 && s <= kMaxSplits && (w == 0 || w == 1) && (l == 0 || l == 1))
+      f = Plan{t, s, w == 1, 0, l == 1};
+    return f;
+  }();
+  return forced;
+}
+
+// The plan for a problem (with its leading dimensions filled in) on a device of residency `res`.
+Plan choose(Problem const& p, Operands const& ops, Residency const& res) {
+  Args const args = make_args(p, ops, false);
+  PlanInput in;
+  in.m = args.ga.shape[0], in.n = args.gb.shape[0], in.k = args.ga.shape[1];
+  in.a_k_major = args.ga.stride[1] == 1, in.b_k_major = args.gb.stride[1] == 1;
+  in.res = res;
+  in.out_bytes = int(size_of(p.out_dtype));
+  in.beta = p.beta != 0;
+  Plan const f = forced_plan();
+  if (f.shape >= 0 && ((f.swap ? in.a_k_major : in.b_k_major) || tile_takes_mn_major_b(kTileShapes[f.shape])))
+    return f;
+  // The model weighs a few hundred configurations (about 2 µs of host time); a caller that launches
+  // one shape again and again gets its last plan back.
+  thread_local PlanInput last_in;
+  thread_local Plan last_plan;
+  thread_local bool have_last = false;
+  if (!have_last || !(in == last_in)) last_in = in, last_plan = choose_plan(in), have_last = true;
+  return last_plan;
+}
+
+// What the path and the launch both start from: why TMA cannot read A or B ("" when it can), and
+// then the plan, the kernel's arguments in its orientation, and the schedule.
+struct Prepared {
+  std::string why;
+  Plan plan;
+  Args args;
+  Schedule sched;
+};
+Prepared prepare(Problem const& p, Operands const& ops, Residency const& res) {
+  Prepared r;
+  r.why = why_no_tma("A", ops.a, operand_shape(p.a, p.lda, p.m, p.k, false));
+  if (r.why.empty()) r.why = why_no_tma("B", ops.b, operand_shape(p.b, p.ldb, p.n, p.k, true));
+  if (!r.why.empty()) return r;
+  r.plan = choose(p, ops, res);
+  r.args = make_args(p, ops, r.plan.swap);
+  TileShape const t = kTileShapes[r.plan.shape];
+  r.sched = make_schedule(t, r.args.ga.shape[0], r.args.gb.shape[0], r.args.ga.shape[1], r.plan.splits, r.plan.tail,
+                          res.wave(t.cluster_m));
+  return r;
+}
+
+// The plan as its schedule runs it (a split the schedule clamps, or a tail plan whose waves come out
+// whole, is described as it runs).
+std::string describe_run(Prepared const& r) {
+  Plan run = r.plan;
+  run.splits = int(r.sched.splits);
+  if (run.splits == 1) run.tail = false;
+  return describe(run);
+}
+
+// One instance, as a call of F(integral constants...).
+template <class F>
+auto dispatch(int shape, bool ak, bool bk, F&& f) {
+#define LOOM_SM90_CASE(S, AK, BK) \
+  if (shape == S && ak == AK && bk == BK) return f(std::integral_constant<int, S>{}, std::bool_constant<AK>{}, std::bool_constant<BK>{});
+  LOOM_SM90_INSTANCES(LOOM_SM90_CASE)
+#undef LOOM_SM90_CASE
+  // Not reached: the plan takes only shapes and majornesses that kernels/CMakeLists.txt lists
+  // (test Sm90Instances.EveryPlanHasItsInstance).
+  return f(std::integral_constant<int, 0>{}, std::bool_constant<true>{}, std::bool_constant<true>{});
+}
+
+std::string tma_why(Prepared const& r) {
+  bool const ak = r.args.ga.stride[1] == 1, bk = r.args.gb.stride[1] == 1;
+  return dispatch(r.plan.shape, ak, bk, [&](auto s, auto a, auto b) {
+    CUtensorMap ma, mb;
+    return tma_maps<decltype(s)::value, decltype(a)::value, decltype(b)::value>(r.args, &ma, &mb);
+  });
+}
+
+// The split-K workspace of a stream: the partials, and the arrival counters (kept zero).
+struct Workspace {
+  void* partials = nullptr;
+  std::size_t partial_bytes = 0;
+  void* arrivals = nullptr;
+  std::size_t arrival_bytes = 0;
+};
+
+// Makes *buf at least `need` bytes (zeroed on allocation when `zero`).
+cudaError_t grow(cudaStream_t stream, void** buf, std::size_t* have, std::size_t need, bool zero) {
+  if (*have >= need) return cudaSuccess;
+  if (*buf) {
+    // Launches already queued on this stream may still use the old buffer.
+    cudaError_t e = cudaStreamSynchronize(stream);
+    if (e == cudaSuccess) e = cudaFree(*buf);
+    *buf = nullptr, *have = 0;
+    if (e != cudaSuccess) return e;
+  }
+  if (cudaError_t e = cudaMalloc(buf, need); e != cudaSuccess) return e;
+  *have = need;
+  return zero ? cudaMemsetAsync(*buf, 0, need, stream) : cudaSuccess;
+}
+
+cudaError_t workspace_for(cudaStream_t stream, Schedule const& sched, float** partials, unsigned** arrivals) {
+  static std::mutex mu;
+  static std::map<cudaStream_t, Workspace> spaces;
+  std::lock_guard<std::mutex> lock(mu);
+  Workspace& ws = spaces[stream];
+  if (cudaError_t e = grow(stream, &ws.partials, &ws.partial_bytes, std::size_t(sched.partial_bytes()), false); e != cudaSuccess)
+    return e;
+  if (cudaError_t e = grow(stream, &ws.arrivals, &ws.arrival_bytes, std::size_t(sched.counter_bytes()), true); e != cudaSuccess)
+    return e;
+  *partials = static_cast<float*>(ws.partials);
+  *arrivals = static_cast<unsigned*>(ws.arrivals);
+  return cudaSuccess;
+}
+
+}  // namespace
+
+std::string check(Problem const& p) {
+  if (std::max({p.m, p.n, p.k}) > 0x7fffffff - 256) return "M, N and K must be below 2^31";
+  return {};
+}
+
+std::string path(Problem const& p0, Operands const& ops) {
+  Problem const p = with_default_lds(p0);
+  Prepared const r = prepare(p, ops, device_residency());
+  std::string why = r.why;
+  if (why.empty()) why = tma_why(r);
+  if (!why.empty()) return "sm80 (" + why + ")";
+  std::string store = tile_has_tma_store(kTileShapes[r.plan.shape]) ? "" : "the tile is narrower than a store box";
+  CUtensorMap d;
+  if (store.empty()) store = make_tma_store_map(r.args, &d);
+  return "tma " + describe_run(r) + (store.empty() ? ", tma store" : ", direct store (" + store + ")");
+}
+
+// The path from the case alone: operands at an aligned (never dereferenced) address, and no TMA map
+// (the driver's check of a map repeats make_tma_desc's, which prepare()'s rules mirror).
+std::string plan(Problem const& p0, int sms) {
+  Problem const p = with_default_lds(p0);
+  Operands ops{};
+  ops.a = ops.b = ops.c = reinterpret_cast<void const*>(std::uintptr_t(256));
+  ops.d = reinterpret_cast<void*>(std::uintptr_t(256));
+  Prepared const r = prepare(p, ops, sms > 0 ? Residency::of_sms(sms) : device_residency());
+  return r.why.empty() ? "tma " + describe_run(r) : "sm80 (" + r.why + ")";
+}
+
+// Follows path() without building its string or the TMA maps twice: the plan and the schedule once,
+// the maps once (in launch_instance, which says when TMA cannot take an operand; then sm80 runs, as
+// path() says).
+cudaError_t gemm(Problem const& p0, Operands const& ops, cudaStream_t stream) {
+  Problem const p = with_default_lds(p0);
+  Prepared r = prepare(p, ops, device_residency());
+  if (!r.why.empty()) return sm80::gemm(p, ops, stream);
+  if (r.sched.splits > 1)
+    if (cudaError_t e = workspace_for(stream, r.sched, &r.args.partials, &r.args.arrivals); e != cudaSuccess) return e;
+  bool const bf16 = p.dtype == DType::bf16;
+  bool const ak = r.args.ga.stride[1] == 1, bk = r.args.gb.stride[1] == 1;
+  Refusal refusal;
+  cudaError_t const e = dispatch(r.plan.shape, ak, bk, [&](auto s, auto a, auto b) {
+    return launch_instance<decltype(s)::value, decltype(a)::value, decltype(b)::value>(r.args, r.sched, bf16, stream,
+                                                                                       &refusal);
+  });
+  return e != cudaSuccess && refusal.tma ? sm80::gemm(p, ops, stream) : e;
+}
+
+}  // namespace loom::sm90
+
+namespace loom {
+
+KernelInfo sm90_kernel_info() {
+  KernelInfo k{"sm90", OpKind::gemm, {DType::f16, DType::bf16}, 90,
+               "Hopper wgmma, TMA (multicast over 2-CTA clusters), warp-specialized persistent; tile shape "
+               "(128x256, 128x192, 128x128, 128x64, 128x16, 64x128, 64x64, 64x16), split-K and swap-AB picked per problem by a model; fp32 "
+               "accumulation; sm80 where TMA cannot read A or B",
+               sm90::check, sm90::gemm};
+  k.path = sm90::path;
+  k.plan = [](Problem const& p, int) { return sm90::plan(p, 0); };
+  k.max_cc = 90;  // sm_90a code (wgmma, setmaxnreg) runs on compute capability 9.0 alone
+  return k;
+}
+
+}  // namespace loom

@@ -1,0 +1,82 @@
+// sm90's tile menu and the constants the kernel is built from: plain C++, read by the host (the
+// plan, the schedule, the launcher, the tests) and by the kernel's compile-time configuration
+// (kernels/sm90/config.cuh).
+//
+// Names used throughout kernels/sm90/:
+// - a tile shape is one entry of the menu (bm x bn of D per CTA, and the CTAs of a cluster), named
+//   by its index `shape` (LOOM_SM90_PLAN's first field, Plan::shape, the template parameter kShape);
+// - a CTA tile is the bm x bn block of D one CTA computes, at CTA-tile coordinates (m, n);
+// - a cluster tile is the cluster_m CTA tiles along M that one cluster computes together (they
+//   share B's tile by multicast), numbered in the tile scheduler's order
+//   (kernels/sm90/schedule.hpp).
+#pragma once
+
+namespace loom::sm90 {
+
+// One tile shape of the menu: bm x bn of D per CTA (bm = 64 per consumer warpgroup), and the CTAs
+// along M of a cluster (they share B's tile by multicast).
+struct TileShape {
+  int bm, bn, cluster_m;
+  char const* name;
+  double efficiency;  // the plan's: the share of the tensor pipe's peak one CTA of this shape sustains
+  bool split_k;       // the plan may split K for every tile (any shape may split its last wave: Plan::tail)
+};
+// The menu. 128x256: big problems; 128x128: twice the tiles; 128x64 and 128x16: a small N (a small M
+// swapped), one CTA per cluster since B's tile is small. The 64-row tiles (one consumer warpgroup)
+// give a problem of few 128-row tiles more CTAs without splitting K: at M = 128 on a 4096 x 4096
+// layer, 64x64 makes 128 tiles where 128x128 makes 32, and every SM streams its own panels instead
+// of a quarter of them waiting on a split-K fixup. The efficiencies are fitted to timings of every
+// shape under forced plans (docs/tuning/sm90.md); a narrow N spends wgmma's shared-memory reads of A
+// on fewer flops. 128x256 and 128x192 never split every tile: 128x256's 128 KB partial tile per CTA
+// made every such split measured slower than the 128x128 tile whole (their last wave alone may still
+// be split). 128x192 fills the SMs where 128x256 leaves a third idle or spills into a second wave
+// (11008 columns: 58 tiles across against 43); its efficiency is 0.90, not the fit's 0.85, since the
+// fit underrated it against 128x256 (512 x 11008 x 4096: 68.9 µs whole, 74.9 on 128x256's tail
+// plan, which 0.85 picked). Indices are LOOM_SM90_PLAN's, so new shapes go at the end;
+// kernels/CMakeLists.txt instantiates each with the operand majornesses it takes.
+inline constexpr TileShape kTileShapes[] = {{128, 256, 2, "128x256", 0.90, false},
+                                            {128, 128, 2, "128x128", 0.80, true},
+                                            {128, 64, 1, "128x64", 0.45, true},
+                                            {128, 16, 1, "128x16", 0.15, true},
+                                            {64, 128, 2, "64x128", 0.55, true},
+                                            {64, 64, 2, "64x64", 0.60, true},
+                                            {64, 16, 1, "64x16", 0.30, true},
+                                            {128, 192, 2, "128x192", 0.90, false}};
+inline constexpr int kTileShapeCount = int(sizeof(kTileShapes) / sizeof(kTileShapes[0]));
+
+constexpr int kTileK = 64;  // K per stage: one k tile, the 128-byte swizzle's width in 16-bit elements
+// Rings of up to 16 stages: 64x64 gets 13 (2-5% faster than 8 at 128 x 4096 x 4096), 64x16 16,
+// 128x16 12; the other tiles are bound by shared memory first (docs/tuning/sm90.md).
+constexpr int kMaxStages = 16;
+constexpr int kSmemLimit = 227 * 1024;  // dynamic shared memory a CTA may have on sm_90
+// The TMA-store epilogue stages D through shared memory in sub-tiles of 64 rows x 128 bytes,
+// double-buffered per consumer warpgroup.
+constexpr int kEpiBuffers = 2, kEpiBufferBytes = 64 * 128;
+
+// Register budgets per role (setmaxnreg): the consumers hold up to 128 fp32 accumulators a thread.
+constexpr int kProducerRegs = 40, kConsumerRegs = 232;
+static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * 2 <= 65536, "setmaxnreg: more than the SM's registers");
+// k tiles warpgroup 1 runs behind warpgroup 0 (0 and 2 measured no faster; kernels/sm90/mainloop.cuh).
+constexpr int kLag = 1;
+// Cluster rows per group of the tile order (2, 4 and 16 measured slower; kernels/sm90/schedule.hpp).
+constexpr int kGroupM = 8;
+
+// The TMA-store epilogue stores sub-tiles of 128 bytes of a row: bn must hold whole ones of every
+// output type (64 bf16/f16, 32 f32). An mn-major B tile is loaded in 64-row blocks (the 128-byte
+// swizzle's width), and the cluster's CTAs share them out, so each must get whole blocks.
+constexpr bool tile_has_tma_store(TileShape t) { return t.bn % 64 == 0; }
+constexpr bool tile_takes_mn_major_b(TileShape t) { return t.bn % (64 * t.cluster_m) == 0; }
+constexpr int tile_consumers(TileShape t) { return t.bm / 64; }
+constexpr int tile_threads(TileShape t) { return 128 * (1 + tile_consumers(t)); }
+constexpr int tile_stage_bytes(TileShape t) { return (t.bm + t.bn) * kTileK * 2; }
+constexpr int tile_epilogue_bytes(TileShape t) {
+  return tile_has_tma_store(t) ? tile_consumers(t) * kEpiBuffers * kEpiBufferBytes : 0;
+}
+// As many stages as fit beside the epilogue's buffers, the barriers (2 x 16 + 1 of 8 bytes, and a
+// word per consumer) and 1 KB of alignment slack (kernels/sm90/shared_storage.cuh checks the sum).
+constexpr int tile_stages(TileShape t) {
+  int const s = (kSmemLimit - tile_epilogue_bytes(t) - 1024 - 512) / tile_stage_bytes(t);
+  return s < kMaxStages ? s : kMaxStages;
+}
+
+}  // namespace loom::sm90

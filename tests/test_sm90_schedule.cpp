@@ -1,0 +1,159 @@
+// sm90's schedule (kernels/sm90/schedule.hpp), walked on the host exactly as the kernel walks it:
+// every CTA tile of D gets every k tile exactly once, split units own distinct workspace slots, the
+// grid's rounds are the ones the plan's model counts, and the tail plan splits only the last wave.
+// And the instance list (kernels/CMakeLists.txt) holds exactly the plans the model may choose.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "kernels/sm90/plan.hpp"
+#include "kernels/sm90/schedule.hpp"
+#include "kernels/sm90/tile_menu.hpp"
+#include "kernels/sm90_instances.inc"
+
+namespace loom::sm90 {
+namespace {
+
+// Walks `s` as the grid does: cluster c takes units c, c + grid, ...; every rank of the cluster
+// sees each unit. Fails the test on any tile computed twice or missed, on a k range that is not
+// its split's, or on a workspace slot shared or out of range.
+void walk(Schedule const& s, std::string const& what) {
+  SCOPED_TRACE(what);
+  ASSERT_TRUE(s.fits_kernel());
+  TileScheduler const sched(s);
+  ASSERT_EQ(sched.units, s.units);
+  ASSERT_GE(s.grid, 1);
+  ASSERT_LE(s.grid, s.wave);
+  // (m, n) -> the k tiles computed for it, in order of their first k tile.
+  std::map<std::pair<int, int>, std::map<int, int>> ks;
+  std::set<std::pair<std::size_t, int>> partials;  // (slot, split)
+  std::int64_t busiest = 0;
+  for (int c = 0; c < sched.grid; ++c) {
+    std::int64_t taken = 0;
+    for (int u = sched.first(c); u < sched.units; u += sched.step()) {
+      ++taken;
+      for (unsigned rank = 0; rank < unsigned(sched.cluster_m); ++rank) {
+        TileScheduler::Work const w = sched.work(u, rank);
+        ASSERT_GE(w.m, 0);
+        ASSERT_LT(w.m, s.cluster_rows * s.cluster_m);
+        ASSERT_GE(w.n, 0);
+        ASSERT_LT(w.n, s.tiles_n);
+        ASSERT_EQ(w.splits, u < s.split_from ? 1 : s.splits);
+        ASSERT_LE(w.k_begin, w.k_end);
+        if (w.splits > 1) {
+          for (int wg = 0; wg < sched.consumers; ++wg) {
+            std::size_t const slot = sched.slot(w, rank, wg);
+            ASSERT_LT(std::int64_t(slot), s.slots());
+            ASSERT_TRUE(partials.insert({slot, w.split}).second) << "slot " << slot << " split " << w.split << " twice";
+            ASSERT_LE(std::int64_t(sched.partial(slot, w.split) + std::size_t(sched.slot_floats)) * 4, s.partial_bytes());
+          }
+        }
+        if (w.m >= s.tiles_m) continue;  // past M: computes nothing the epilogue stores
+        auto& mine = ks[{w.m, w.n}];
+        ASSERT_TRUE(mine.emplace(w.k_begin, w.k_end).second) << "tile (" << w.m << "," << w.n << ") k " << w.k_begin << " twice";
+      }
+    }
+    busiest = std::max(busiest, taken);
+  }
+  // Every CTA tile inside D, each k tile once: its ranges chain from 0 to k_tiles.
+  ASSERT_EQ(std::int64_t(ks.size()), s.tiles_m * s.tiles_n);
+  for (auto const& [tile, ranges] : ks) {
+    int next = 0;
+    for (auto const& [b, e] : ranges) {
+      if (b == e) continue;  // an empty split (not made: make_schedule clamps splits to the k tiles)
+      ASSERT_EQ(b, next) << "tile (" << tile.first << "," << tile.second << ")";
+      next = e;
+    }
+    ASSERT_EQ(next, s.k_tiles) << "tile (" << tile.first << "," << tile.second << ")";
+  }
+  // The rounds the model counts are the busiest cluster's units.
+  EXPECT_EQ(busiest, s.whole_rounds() + s.split_rounds());
+  EXPECT_EQ(std::int64_t(partials.size()), s.slots() * s.splits);
+}
+
+TEST(Sm90Schedule, EveryTileAndKTileOnceOnEveryPlan) {
+  std::mt19937_64 rng(20261126);
+  int walked = 0;
+  for (int i = 0; i < 400; ++i) {
+    std::int64_t const m = 1 + std::int64_t(rng() % 3000), n = 1 + std::int64_t(rng() % 6000);
+    std::int64_t const k = 1 + std::int64_t(rng() % 5000);
+    int const shape = int(rng() % kTileShapeCount);
+    int const splits = 1 + int(rng() % 9);
+    bool const tail = rng() % 2;
+    int const sms = int(std::vector<int>{132, 114, 78, 16, 7}[rng() % 5]);
+    TileShape const t = kTileShapes[shape];
+    Schedule const s = make_schedule(t, m, n, k, splits, tail, Residency::of_sms(sms).wave(t.cluster_m));
+    walk(s, std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + t.name + " split " +
+                std::to_string(splits) + (tail ? " tail" : "") + " on " + std::to_string(sms) + " SMs");
+    ++walked;
+  }
+  EXPECT_EQ(walked, 400);
+}
+
+TEST(Sm90Schedule, TheTailSplitsOnlyTheLastWave) {
+  // 1024 x 14336 on 128x256: 4 x 56 = 224 cluster tiles of 2 CTAs on 66 clusters: 3 whole waves
+  // (198 tiles), then 26 tiles split 3 ways.
+  Schedule const s = make_schedule(kTileShapes[0], 1024, 14336, 4096, 3, true, 66);
+  EXPECT_EQ(s.split_from, 198);
+  EXPECT_EQ(s.units, 198 + 26 * 3);
+  EXPECT_EQ(s.whole_rounds(), 3);
+  EXPECT_EQ(s.split_rounds(), 2);  // 78 split units on 66 clusters
+  EXPECT_EQ(s.split_ctas(), 52);
+  TileScheduler const sched(s);
+  for (int c = 0; c < sched.grid; ++c) {
+    int round = 0;
+    for (int u = sched.first(c); u < sched.units; u += sched.step(), ++round)
+      EXPECT_EQ(sched.work(u, 0).splits > 1, round >= 3) << "cluster " << c << " round " << round;
+  }
+  walk(s, "1024x14336x4096 128x256 tail 3");
+  // Whole waves and no remainder: nothing to split. Less than a wave: every tile split.
+  Schedule const whole = make_schedule(kTileShapes[1], 8448, 2048, 4096, 2, true, 66);
+  EXPECT_EQ(whole.splits, 1);
+  EXPECT_EQ(whole.units, whole.cluster_tiles());
+  Schedule const small = make_schedule(kTileShapes[1], 256, 4096, 4096, 2, true, 66);
+  EXPECT_EQ(small.split_from, 0);
+  EXPECT_EQ(small.units, small.cluster_tiles() * 2);
+}
+
+TEST(Sm90Schedule, SplitsAreClampedToTheKTiles) {
+  // K = 100: two k tiles, so a split of 8 runs as 2 (no split without k tiles of its own).
+  Schedule const s = make_schedule(kTileShapes[5], 64, 4096, 100, 8, false, 66);
+  EXPECT_EQ(s.k_tiles, 2);
+  EXPECT_EQ(s.splits, 2);
+  walk(s, "64x4096x100 64x64 split 8");
+  EXPECT_EQ(make_schedule(kTileShapes[5], 64, 4096, 1 << 20, 1000, false, 66).splits, kMaxSplits);
+}
+
+TEST(Sm90Schedule, ResidencyOfSmsIsTheSmCountOverTheClusterSize) {
+  Residency const r = Residency::of_sms(132);
+  EXPECT_EQ(r.wave(1), 132);
+  EXPECT_EQ(r.wave(2), 66);
+  EXPECT_EQ(r.wave(4), 33);
+  EXPECT_EQ(Residency::of_sms(1).wave(2), 1);  // never 0
+}
+
+// The instances kernels/CMakeLists.txt lists, as the host dispatch sees them.
+std::set<std::tuple<int, bool, bool>> instances() {
+  std::set<std::tuple<int, bool, bool>> all;
+#define LOOM_TEST_INSTANCE(S, AK, BK) all.insert({S, AK, BK});
+  LOOM_SM90_INSTANCES(LOOM_TEST_INSTANCE)
+#undef LOOM_TEST_INSTANCE
+  return all;
+}
+
+TEST(Sm90Instances, EveryPlanHasItsInstanceAndNoOtherIsBuilt) {
+  std::set<std::tuple<int, bool, bool>> const built = instances();
+  std::set<std::tuple<int, bool, bool>> takes;
+  for (int s = 0; s < kTileShapeCount; ++s)
+    for (bool ak : {true, false})
+      for (bool bk : {true, false})
+        if (bk || tile_takes_mn_major_b(kTileShapes[s])) takes.insert({s, ak, bk});
+  EXPECT_EQ(built, takes);
+}
+
+}  // namespace
+}  // namespace loom::sm90
