@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "harness/harness.hpp"
+#include "harness/splitmix64.hpp"
 #include "kernels/numeric.cuh"
 
 namespace loom::bench {
@@ -25,12 +26,7 @@ __global__ void l2_flush_kernel(uint4 const* __restrict__ p, std::size_t n, unsi
   if (acc == 0x9e3779b9u) *sink = acc;
 }
 
-__host__ __device__ inline std::uint64_t splitmix64(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
+using loom::splitmix64;
 
 // Element i: k = hash(seed, i) mod (2^(bits+1) + 1) - 2^bits, a value in [-2^bits, 2^bits];
 // the element is k * 2^-bits, or 0.5 for k = 0. harness::random_values hashes the same way but

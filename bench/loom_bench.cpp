@@ -61,6 +61,7 @@
 #include <unistd.h>  // sysconf: the host memory a check needs
 
 #include "bench/gpu_util.hpp"
+#include "harness/cli.hpp"
 #include "harness/fault.hpp"
 #include "harness/harness.hpp"
 #include "harness/watchdog.hpp"
@@ -75,9 +76,8 @@ using loom::Problem;
 namespace harness = loom::harness;
 
 // Bad command line: one line on stderr, exit status 2.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using UsageError = loom::cli::UsageError;
+namespace cli = loom::cli;
 
 // One line however the message came: line breaks become spaces, other control characters \\xNN,
 // and a message past 400 characters (a huge option value quoted back) is cut.
@@ -103,9 +103,7 @@ struct UsageError : std::runtime_error {
 // Options and sweep
 
 struct Options {
-  std::string kernels, dtypes, layouts, m, n, k, alpha, beta;
-  bool has_kernels = false, has_dtypes = false, has_layouts = false, has_m = false, has_n = false,
-       has_k = false, has_alpha = false, has_beta = false;
+  cli::Options shared;  // the options loom-validate has too (harness/cli.hpp)
   int warmup = 3;
   double min_time = 0.2;
   std::int64_t iterations = 0;
@@ -114,20 +112,12 @@ struct Options {
   // any sustained tensor-core GEMM (cuBLAS's too), and 75 discarded nearly every sample of the
   // large ones, each running into --max-time.
   double max_noise = 0.5, max_time = 10, throttle_threshold = 60;
-  int device = 0;
-  bool list_kernels = false, list = false, repro = false;
-  std::uint64_t max_cases = harness::kBenchMaxCases;
-  std::string mode = "run", cc;  // --mode, --compute-capability
-  std::string ignore_kernels, providers = "loom,cublas,memcpy";
-  std::string sweep;  // --sweep: a named sweep instead of the default one
-  bool has_sweep = false;
-  std::string tags;  // --tags=key:value,...
+  bool list_kernels = false, repro = false, progress = false;
+  std::string providers = "loom,cublas,memcpy";
   std::string verification = "on";  // --verification=on|off
 
   // --kernels alone picks kernels out of the default sweep; the other sweep options replace it.
-  bool custom_sweep() const {
-    return has_dtypes || has_layouts || has_m || has_n || has_k || has_alpha || has_beta;
-  }
+  bool custom_sweep() const { return shared.problem.any(); }
 };
 
 // The default sweep's sizes: square, M = N. 16384^2 fp32 is 1 GiB per operand.
@@ -140,26 +130,8 @@ struct Mnk {
 std::vector<Mnk> const kDefaultGemmShapes = {
     {4096, 4096, 4096}, {8192, 8192, 8192}, {128, 8192, 8192}, {512, 14336, 4096}, {8192, 8192, 512}};
 
-// Named sweeps (--sweep=NAME): gemm over the shapes of transformer layers. M is the tokens in flight,
-// from one (decoding) to a long prefill; (N, K) are the attention and output projections of a
-// 4096-wide model, the MLP projections of 4096-wide models (11008, 14336 wide) and of an 8192-wide
-// one (28672), each both ways (up: N large; down: K large). Decoding (M <= 16) is bound by reading
-// B, the rest by the tensor cores: one sweep covers both regimes.
-struct NamedSweep {
-  char const* name;
-  std::vector<std::int64_t> m;
-  std::vector<std::string> layouts;
-};
-std::vector<std::pair<std::int64_t, std::int64_t>> const kLlmNk = {
-    {4096, 4096}, {11008, 4096}, {4096, 11008}, {14336, 4096}, {4096, 14336}, {28672, 8192}, {8192, 28672}};
+// The dtypes of the named sweeps (--sweep=NAME, harness/named_sweeps.hpp).
 std::vector<DType> const kLlmDtypes = {DType::bf16, DType::f16};
-// llm: rcr, a linear layer's y = x W^T with x row-major and W stored one output feature per row
-// (B = W^T column-major). llm-layouts: ccc and crr, whose bar is a geometric mean at a short, a
-// medium and a long M; the same as --sweep=llm --layouts=ccc,crr --m=128,1024,8192.
-std::vector<NamedSweep> const kNamedSweeps = {
-    {"llm", {1, 16, 64, 128, 256, 512, 1024, 2048, 4096, 8192}, {"rcr"}},
-    {"llm-layouts", {128, 1024, 8192}, {"ccc", "crr"}},
-};
 
 [[noreturn]] void too_many_cases(std::uint64_t total, std::uint64_t limit) {
   throw UsageError("the sweep has " + std::to_string(total) + (total == ~std::uint64_t(0) ? " or more" : "") +
@@ -167,63 +139,13 @@ std::vector<NamedSweep> const kNamedSweeps = {
                    "; narrow it, or raise the limit with --max-cases");
 }
 
-std::vector<std::int64_t> size_list(char const* opt, std::string const& text) {
-  std::vector<std::int64_t> v;
-  try {
-    v = harness::parse_int_list(text);
-  } catch (std::exception const& e) {
-    throw UsageError(std::string("--") + opt + ": " + e.what());
-  }
-  for (std::int64_t x : v)
-    if (x <= 0)
-      throw UsageError(std::string("--") + opt + "=" + text + ": sizes must be positive, got " +
-                       std::to_string(x));
-  return v;
-}
-
-std::vector<double> real_list(char const* opt, std::string const& text) {
-  try {
-    return harness::parse_real_list(text);
-  } catch (std::exception const& e) {
-    throw UsageError(std::string("--") + opt + ": " + e.what());
-  }
-}
-
-std::vector<std::string> name_list(char const* opt, std::string const& text) {
-  try {
-    return harness::split_list(text);
-  } catch (std::exception const& e) {
-    throw UsageError(std::string("--") + opt + ": " + e.what());
-  }
-}
-
-
 // One spec per M value, so that N and K can default to M (square problems).
 std::vector<harness::SweepSpec> build_specs(Options const& o) {
   std::vector<harness::SweepSpec> specs;
-  NamedSweep const* named = nullptr;
-  if (o.has_sweep) {
-    std::string known;
-    for (auto const& ns : kNamedSweeps) {
-      if (o.sweep == ns.name) named = &ns;
-      known += (known.empty() ? "" : ", ") + std::string(ns.name);
-    }
-    if (!named) throw UsageError("--sweep: unknown sweep \"" + o.sweep + "\" (known: " + known + ")");
-    // The (N, K) pairs are what the sweep is; a different N or K is another, custom sweep.
-    for (auto [given, opt] : {std::pair{o.has_n, "--n"}, std::pair{o.has_k, "--k"}})
-      if (given)
-        throw UsageError(std::string(opt) + " does not go with --sweep=" + o.sweep +
-                         ", whose (N, K) are fixed; leave out --sweep for a custom sweep");
-  }
+  cli::ProblemOptions const& pr = o.shared.problem;
+  harness::NamedSweep const* named = o.shared.sweep.sweep;
   std::vector<std::string> names;
-  try {
-    std::vector<std::string> const patterns = o.has_kernels ? name_list("kernels", o.kernels) : std::vector<std::string>{};
-    std::vector<std::string> const ignore =
-        o.ignore_kernels.empty() ? std::vector<std::string>{} : name_list("ignore-kernels", o.ignore_kernels);
-    for (KernelInfo const* k : harness::select_kernels(patterns, ignore)) names.push_back(k->name);
-  } catch (std::invalid_argument const& e) {
-    throw UsageError(e.what());
-  }
+  for (KernelInfo const* k : o.shared.kernels.selected) names.push_back(k->name);
   if (names.empty()) throw UsageError("--ignore-kernels leaves no kernel");
   auto chosen = [&](std::string const& n) { return std::find(names.begin(), names.end(), n) != names.end(); };
   auto base = [](OpKind op, std::vector<std::string> kernels) {
@@ -275,32 +197,12 @@ std::vector<harness::SweepSpec> build_specs(Options const& o) {
     return specs;
   }
 
-  std::vector<DType> dtypes = {DType::f32, DType::f16, DType::bf16};
-  if (o.has_dtypes) {
-    dtypes.clear();
-    for (auto const& t : name_list("dtypes", o.dtypes)) {
-      DType d;
-      if (!loom::parse_dtype(t, &d)) throw UsageError("unknown dtype \"" + t + "\" (known: f32, f16, bf16)");
-      dtypes.push_back(d);
-    }
-  }
-  std::vector<std::string> layouts = {"ccc"};
-  if (o.has_layouts) {
-    layouts = name_list("layouts", o.layouts);
-    for (auto const& l : layouts) {
-      Problem p;
-      if (!loom::parse_layout(l, &p))
-        throw UsageError("bad layout \"" + l + "\": expected three of 'c' or 'r' (A, B, C), e.g. ccc");
-    }
-  }
-  std::optional<std::vector<std::int64_t>> ms, ns, ks;
-  if (o.has_m) ms = size_list("m", o.m);
-  if (o.has_n) ns = size_list("n", o.n);
-  if (o.has_k) ks = size_list("k", o.k);
-  std::vector<double> alpha = {1.0};
-  if (o.has_alpha) alpha = real_list("alpha", o.alpha);
-  std::optional<std::vector<double>> beta;
-  if (o.has_beta) beta = real_list("beta", o.beta);
+  std::vector<DType> const dtypes = pr.dtypes.value_or(std::vector<DType>{DType::f32, DType::f16, DType::bf16});
+  std::vector<std::string> const layouts = pr.layouts.value_or(std::vector<std::string>{"ccc"});
+  std::optional<std::vector<std::int64_t>> const &ms = pr.m, &ns = pr.n, &ks = pr.k;
+  std::vector<double> const alpha = pr.alpha.value_or(std::vector<double>{1.0});
+  std::optional<std::vector<double>> const& beta = pr.beta;
+  std::uint64_t const max_cases = o.shared.run.max_cases;
 
   if (named) {
     // gemm kernels only, each over the dtypes it takes (expand() leaves out the others). --dtypes,
@@ -310,19 +212,19 @@ std::vector<harness::SweepSpec> build_specs(Options const& o) {
     for (auto const& n : names)
       if (loom::find_kernel(n)->op == OpKind::gemm) of_gemm.push_back(n);
     if (of_gemm.empty())
-      throw UsageError("--sweep=" + o.sweep + " times gemm kernels, and no selected kernel is one (see --list)");
+      throw UsageError("--sweep=" + o.shared.sweep.text + " times gemm kernels, and no selected kernel is one (see --list)");
     harness::SweepSpec s = base(OpKind::gemm, of_gemm);
-    s.dtypes = o.has_dtypes ? dtypes : kLlmDtypes;
-    s.layouts = o.has_layouts ? layouts : named->layouts;
+    s.dtypes = pr.dtypes ? dtypes : kLlmDtypes;
+    s.layouts = pr.layouts ? layouts : named->bench_layouts;
     s.m = ms ? *ms : named->m;
     s.n = {1};
     s.k = {1};
     s.alpha = alpha;
     s.beta = beta ? *beta : std::vector<double>{0.0};
-    unsigned __int128 const n = (unsigned __int128)harness::count_cases(s) * kLlmNk.size();
+    unsigned __int128 const n = (unsigned __int128)harness::count_cases(s) * named->nk.size();
     std::uint64_t const total = n > ~std::uint64_t(0) ? ~std::uint64_t(0) : std::uint64_t(n);
-    if (total > o.max_cases) too_many_cases(total, o.max_cases);
-    for (auto [n_, k_] : kLlmNk) {
+    if (total > max_cases) too_many_cases(total, max_cases);
+    for (auto [n_, k_] : named->nk) {
       s.n = {n_};
       s.k = {k_};
       specs.push_back(s);
@@ -350,7 +252,7 @@ std::vector<harness::SweepSpec> build_specs(Options const& o) {
     unsigned __int128 const n = (unsigned __int128)harness::count_cases(one) * m_list.size();
     total = n > ~std::uint64_t(0) - total ? ~std::uint64_t(0) : total + std::uint64_t(n);
   }
-  if (total > o.max_cases) too_many_cases(total, o.max_cases);
+  if (total > max_cases) too_many_cases(total, max_cases);
 
   for (OpKind op : {OpKind::add, OpKind::gemm}) {
     std::vector<std::string> of_op;
@@ -441,6 +343,7 @@ struct Global {
   std::map<std::string, std::string> disposition;
   int incorrect = 0;
   std::string first_incorrect;
+  bool progress = false;  // --progress
 };
 Global g;
 
@@ -924,6 +827,35 @@ void run_bench(benchmark::State& st, Bench const& b) {
   }
 }
 
+// --progress: "[12/96] sm80/bf16/rcr/4096x4096x4096  312.5 us  440.1 TFLOP/s  0.98x cuBLAS  passed  1m05s",
+// on stderr, short enough for a terminal's line; the console table and the JSON keep every counter.
+void progress_line(benchmark::State& st, Bench const& b, std::size_t i, std::size_t n,
+                   std::chrono::steady_clock::duration elapsed) {
+  auto counter = [&](char const* key) {
+    auto it = st.counters.find(key);
+    return it == st.counters.end() ? -1.0 : double(it->second);
+  };
+  std::string line = "[" + std::to_string(i) + "/" + std::to_string(n) + "] " + b.name;
+  char buf[160];
+  if (st.error_occurred()) {
+    line += "  failed";
+  } else {
+    double const med = counter("median_us"), thr = counter(b.bandwidth ? "GB/s" : "TFLOP/s"),
+                 vs = counter("vs_cublas");
+    std::snprintf(buf, sizeof buf, "  %.1f us  %.1f %s", med, thr, b.bandwidth ? "GB/s" : "TFLOP/s");
+    line += buf;
+    if (b.kind == Kind::kernel && vs > 0) {
+      std::snprintf(buf, sizeof buf, "  %.2fx cuBLAS", vs);
+      line += buf;
+    }
+    if (auto it = g.disposition.find(b.name); it != g.disposition.end()) line += "  " + it->second;
+  }
+  long const secs = long(std::chrono::duration_cast<std::chrono::seconds>(elapsed).count());
+  std::snprintf(buf, sizeof buf, "  %ldm%02lds", secs / 60, secs % 60);
+  std::fprintf(stderr, "%s%s\n", line.c_str(), buf);
+  std::fflush(stderr);
+}
+
 std::string fmt_real(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%g", v);
@@ -1119,25 +1051,17 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
 int enumerate(Options const& o, std::vector<harness::Case> const& cases) {
   std::string where = "assumed (no GPU; --compute-capability sets it)";
   g.info.cc = 90;
-  if (!o.cc.empty()) {
-    int major = 0, minor = 0;
-    char extra = 0;
-    std::string const& c = o.cc;
-    if (std::sscanf(c.c_str(), "%d.%d%c", &major, &minor, &extra) == 2 && major > 0 && major < 100 && minor >= 0 &&
-        minor < 10)
-      g.info.cc = major * 10 + minor;
-    else if (!c.empty() && c.size() <= 3 && c.find_first_not_of("0123456789") == std::string::npos && std::stoi(c) >= 10)
-      g.info.cc = std::stoi(c);
-    else
-      die("--compute-capability: expected e.g. 90 or 9.0, found \"" + c + "\"", 2);
+  int const device = o.shared.device.device;
+  if (o.shared.device.cc) {
+    g.info.cc = *o.shared.device.cc;
     where = "from --compute-capability";
   } else {
     try {
-      g.info = harness::query_device(o.device);
-      where = "GPU " + std::to_string(o.device) + "'s";
+      g.info = harness::query_device(device);
+      where = "GPU " + std::to_string(device) + "'s";
       // Planning for this GPU, a case must also fit in its free memory, as in a run (where the L2
       // flush buffer is allocated by then).
-      LOOM_CUDA(cudaSetDevice(o.device));
+      LOOM_CUDA(cudaSetDevice(device));
       std::uint64_t const free = harness::free_device_bytes();
       std::uint64_t const flush = loom::bench::L2Flusher::bytes_for(std::size_t(g.info.l2_bytes));
       g.free_bytes = free > flush ? free - flush : 0;
@@ -1297,17 +1221,8 @@ int main(int argc, char** argv) {
       "each kernel's dtypes, ccc, 4096^3 and 8192^3, and for fp32 kernels 128x8192x8192,\n"
       "512x14336x4096 and 8192x8192x512. --kernels alone picks kernels from that sweep.",
       "loom-bench"};
-  auto* o_kernels =
-      app.add_option("--kernels", o.kernels, "Kernels or shell globs to time, e.g. 'sm*' (default: all; see --list)");
-  auto* o_dtypes = app.add_option("--dtypes", o.dtypes, "Element types: f32, f16, bf16 (default: all)");
-  auto* o_layouts =
-      app.add_option("--layouts", o.layouts, "Storage orders of A, B and C/D, c or r each (default: ccc)");
-  auto* o_m =
-      app.add_option("--m", o.m, "M (default: 2048:16384 in powers of 2 for add, 1024:8192 for gemm)");
-  auto* o_n = app.add_option("--n", o.n, "N (default: N = M)");
-  auto* o_k = app.add_option("--k", o.k, "K, gemm only (default: K = M)");
-  auto* o_alpha = app.add_option("--alpha", o.alpha, "alpha (default: 1)");
-  auto* o_beta = app.add_option("--beta", o.beta, "beta (default: 1 for add, so that B is read; 0 for gemm)");
+  // The options loom-validate shares (harness/cli.hpp), then loom-bench's own.
+  o.shared.add(app, cli::Tool::bench);
   app.add_option("--warmup", o.warmup, "Untimed launches before each benchmark's timed ones (default: 3)")
       ->check(CLI::Range(0, 1000));
   app.add_option("--min-time", o.min_time,
@@ -1330,17 +1245,6 @@ int main(int argc, char** argv) {
                  "Discard and take again a sample after which NVML reads the SM clock below this percentage of the "
                  "highest SM clock (default: 60; 0: keep every sample)")
       ->check(CLI::Range(0.0, 100.0));
-  std::string timeout_s, fault_s;
-  auto* o_timeout = app.add_option(
-      "--timeout", timeout_s,
-      "Seconds one run of a benchmark (its warm-up and timed launches) may take; one that takes longer (a hung "
-      "kernel) stops loom-bench with one line naming it and exit status 3; 0: no limit (default: 60)");
-  // A testing aid, left out of --help (bench/README.md): the GPU tests of the watchdog and of a
-  // lost context launch a kernel that hangs or faults in place of each benchmark's first launch.
-  auto* o_fault = app.add_option("--inject-fault", fault_s,
-                                 "Testing aid: hang, trap or illegal-address in place of each benchmark's first launch")
-                      ->group("");
-  app.add_option("--device", o.device, "CUDA device ordinal (default: 0)")->check(CLI::Range(0, 1023));
   std::string output_s;
   bool append = false;
   app.add_option("--output", output_s,
@@ -1349,16 +1253,6 @@ int main(int argc, char** argv) {
   app.add_flag("--append", append,
                "Add this run's rows to the --output file's (a loom-bench JSON file; its first run's context is "
                "kept) instead of overwriting it");
-  app.add_option("--tags", o.tags,
-                 "key:value[,key:value...]: constant fields added to every row's label as key=value (and to the "
-                 "JSON context as loom_tag_<key>), e.g. gpu:h100,commit:abc123");
-  auto* o_sweep = app.add_option(
-      "--sweep", o.sweep,
-      "A named sweep instead of the default one: llm (gemm, transformer-layer shapes: M in 1,16,64,...,8192 "
-      "by (N,K) in 4096x4096, 11008x4096, 4096x11008, 14336x4096, 4096x14336, 28672x8192, 8192x28672; bf16 "
-      "and f16; rcr) or llm-layouts (the same at M 128,1024,8192, ccc and crr). --kernels picks kernels from "
-      "it; --dtypes, --layouts, --m, --alpha and --beta replace its lists");
-  app.add_option("--ignore-kernels", o.ignore_kernels, "Kernels or shell globs to leave out");
   app.add_option("--providers", o.providers,
                  "What to time: comma list of loom (the kernels), cublas (the baseline), memcpy (the copy "
                  "ceiling of add) (default: all three)");
@@ -1367,25 +1261,17 @@ int main(int argc, char** argv) {
                  "with cuBLAS (fp64 on the host where cuBLAS lacks the case), as loom-validate does; every row's "
                  "label says its disposition (passed, incorrect, not_verified), and an incorrect one makes the exit "
                  "status 1. off: no check (every row not_verified), e.g. for profiling");
-  app.add_option("--mode", o.mode,
-                 "run (default), or enumerate: list the benchmarks this command would run, and those it "
-                 "leaves out (not_supported, with the reason), without running anything (no GPU needed)");
-  app.add_option("--compute-capability", o.cc,
-                 "enumerate: the GPU to plan for, e.g. 90 or 9.0 (default: GPU --device's, else 90)");
-  app.add_option("--max-cases", o.max_cases,
-                 "Refuse a sweep of more cases than this (default: " + std::to_string(harness::kBenchMaxCases) + ")")
-      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 62));
-  // A flag takes no value: --list-kernels=2 is an error, not a yes.
-  app.add_flag("--list", o.list,
-               "List the kernels (name, op, dtypes, minimum compute capability, description) as loom-validate "
-               "--list does, and exit")
-      ->disable_flag_override();
   app.add_flag("--list-kernels", o.list_kernels,
                "List the kernels for scripts: one tab-separated line each of name, op, dtypes, description")
       ->disable_flag_override();
   app.add_flag("--repro", o.repro,
                "List the benchmarks the command would run, as --mode=enumerate plans them (no GPU needed), one "
                "tab-separated line each of name and a loom-bench command that times that case again")
+      ->disable_flag_override();
+  app.add_flag("--progress", o.progress,
+               "One short line per benchmark on stderr as it ends: its place in the run, name, median time, "
+               "throughput, vs_cublas and disposition (for a terminal, while the console table or JSON goes "
+               "elsewhere)")
       ->disable_flag_override();
   app.footer(
       "Every --benchmark_* flag goes to Google Benchmark (--help lists them), e.g. "
@@ -1400,15 +1286,11 @@ int main(int argc, char** argv) {
   // argv (--benchmark_min_time=abc), or prints the whole help and exits 0 (--benchmark_format=xml),
   // or finds the problem only when it runs (--benchmark_out into a missing directory).
   if (std::string const why = check_benchmark_flags(argc, argv); !why.empty()) die(why, 2);
-  for (int i = 1; i < argc; ++i)
-    for (char const* flag : {"--list-kernels=", "--list=", "--repro="})
-      if (std::string_view(argv[i]).rfind(flag, 0) == 0)
-        die(std::string(flag, std::strlen(flag) - 1) + " takes no value, found \"" + argv[i] + "\"", 2);
-  // CLI11 names an option of no group "" in its errors: a missing value is caught here.
-  for (int i = 1; i < argc; ++i)
-    if (std::string_view const a = argv[i];
-        a == "--inject-fault=" || (a == "--inject-fault" && (i + 1 == argc || argv[i + 1][0] == '-')))
-      die("--inject-fault: expected hang, trap or illegal-address, found no value", 2);
+  try {
+    cli::check_argv(argc, argv, {"--list-kernels", "--list", "--repro", "--progress", "--append"});
+  } catch (UsageError const& e) {
+    die(e.what(), 2);
+  }
   // --output FILE becomes Google Benchmark's --benchmark_out (JSON); with --append, to a part file
   // whose rows are added to FILE's after the run (harness::append_benchmark_rows). Checked here,
   // before the GPU: a FILE that cannot be written, or that --append cannot extend.
@@ -1462,20 +1344,19 @@ int main(int argc, char** argv) {
   // CLI11's range check lets NaN through (every comparison with it is false).
   if (!(o.min_time >= 1e-6 && o.min_time <= 3600.0))
     die("--min-time: expected seconds in [1e-06, 3600], found " + fmt("%g", o.min_time), 2);
-  if (o_timeout->count() > 0) {
-    try {
-      guard.timeout = harness::parse_timeout(timeout_s);
-    } catch (std::invalid_argument const& e) {
-      die(std::string("--timeout: ") + e.what(), 2);
-    }
+  if (o.shared.run.list) {
+    std::fputs(harness::kernel_list().c_str(), stdout);
+    return 0;
   }
-  if (o_fault->count() > 0) {
-    try {
-      guard.fault = harness::parse_fault(fault_s);
-    } catch (std::invalid_argument const& e) {
-      die(std::string("--inject-fault: ") + e.what(), 2);
-    }
+  // Every shared option's value, checked before anything else (no GPU looked for yet). The label's
+  // own fields may not be tags; m, n and k neither, lest a tag read as the case's size.
+  try {
+    o.shared.parse(cli::Tool::bench, {"dtype", "layout", "out_dtype", "path", "sweep", "beta", "m", "n", "k"});
+  } catch (UsageError const& e) {
+    die(e.what(), 2);
   }
+  guard.timeout = o.shared.run.timeout;
+  guard.fault = o.shared.run.fault;
   for (auto [name, v, lo, hi] : {std::tuple{"--max-noise", o.max_noise, 0.0, 100.0},
                                  std::tuple{"--max-time", o.max_time, 1e-3, 86400.0},
                                  std::tuple{"--throttle-threshold", o.throttle_threshold, 0.0, 100.0}})
@@ -1505,29 +1386,10 @@ int main(int argc, char** argv) {
       g.sampling.min_time = std::strtod(v.c_str(), nullptr);
     }
   }
-  o.has_kernels = o_kernels->count() > 0;
-  o.has_dtypes = o_dtypes->count() > 0;
-  o.has_layouts = o_layouts->count() > 0;
-  o.has_m = o_m->count() > 0;
-  o.has_n = o_n->count() > 0;
-  o.has_k = o_k->count() > 0;
-  o.has_alpha = o_alpha->count() > 0;
-  o.has_beta = o_beta->count() > 0;
-  o.has_sweep = o_sweep->count() > 0;
-  g.sweep = o.sweep;
-  if (!o.tags.empty() || app.count("--tags")) {
-    try {
-      // The label's own fields; m, n and k too, lest a tag read as the case's size.
-      g.tags = harness::parse_tags(o.tags, {"dtype", "layout", "out_dtype", "path", "sweep", "beta", "m", "n", "k"});
-    } catch (std::invalid_argument const& e) {
-      die(std::string("--tags: ") + e.what(), 2);
-    }
-  }
+  g.sweep = o.shared.sweep.text;
+  g.tags = o.shared.run.tags;
+  g.progress = o.progress;
 
-  if (o.list) {
-    std::fputs(harness::kernel_list().c_str(), stdout);
-    return 0;
-  }
   if (o.list_kernels) {
     for (auto const& k : loom::kernels()) {
       std::string dts;
@@ -1553,7 +1415,7 @@ int main(int argc, char** argv) {
     die("the sweep has no case: no selected kernel takes the selected dtypes (see --list-kernels)", 2);
   g.use_loom = g.use_cublas = g.use_memcpy = false;
   try {
-    for (auto const& pr : name_list("providers", o.providers)) {
+    for (auto const& pr : cli::name_list("--providers", o.providers)) {
       if (pr == "loom") g.use_loom = true;
       else if (pr == "cublas") g.use_cublas = true;
       else if (pr == "memcpy") g.use_memcpy = true;
@@ -1563,16 +1425,15 @@ int main(int argc, char** argv) {
     die(e.what(), 2);
   }
   if (!g.use_loom && !g.use_cublas && !g.use_memcpy) die("--providers: name at least one of loom, cublas, memcpy", 2);
-  if (o.mode != "run" && o.mode != "enumerate") die("--mode is run or enumerate, found \"" + o.mode + "\"", 2);
-  if (!o.cc.empty() && o.mode != "enumerate" && !o.repro)
+  if (o.shared.device.cc && !o.shared.device.enumerate && !o.repro)
     die("--compute-capability is for --mode=enumerate and --repro (a run takes the GPU's)", 2);
   if (o.verification != "on" && o.verification != "off")
     die("--verification is on or off, found \"" + o.verification + "\"", 2);
   g.verify = o.verification == "on";
-  if (o.mode == "enumerate" || o.repro) return enumerate(o, cases);
+  if (o.shared.device.enumerate || o.repro) return enumerate(o, cases);
 
   try {
-    g.info = harness::query_device(o.device);
+    g.info = harness::query_device(o.shared.device.device);
   } catch (harness::NoGpu const&) {
     die("no CUDA GPU found", 2);
   } catch (std::exception const& e) {
@@ -1651,10 +1512,15 @@ int main(int argc, char** argv) {
 
   std::deque<Bench> const benches = plan(cases, d.peak_fp32_tflops, peak_tensor);
   if (benches.empty()) die("no case of the sweep runs on this GPU", 2);
+  std::size_t place = 0;
+  auto const started = std::chrono::steady_clock::now();
   for (Bench const& b : benches) {
     Bench const* pb = &b;
-    auto* bm =
-        benchmark::RegisterBenchmark(b.name.c_str(), [pb](benchmark::State& st) { run_bench(st, *pb); });
+    std::size_t const i = ++place, n = benches.size();
+    auto* bm = benchmark::RegisterBenchmark(b.name.c_str(), [pb, i, n, started](benchmark::State& st) {
+      run_bench(st, *pb);
+      if (g.progress) progress_line(st, *pb, i, n, std::chrono::steady_clock::now() - started);
+    });
     // One iteration is one measurement (measure()): Google Benchmark's own min_time does not apply.
     bm->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(1);
   }

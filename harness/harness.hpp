@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/named_sweeps.hpp"
 #include "kernels/registry.hpp"
 
 namespace loom::harness {
@@ -183,11 +184,12 @@ std::string append_benchmark_rows(std::string const& base, std::string const& mo
 // The default correctness sweep for one op, with kernels = every registered kernel of that op
 // (may be empty for an op without kernels).
 SweepSpec default_validate_sweep(OpKind);
-// loom-validate --sweep=llm / llm-ragged: gemm over transformer-layer shapes (M up to 1024, or `ms`,
-// by seven (N, K) pairs), one spec per shape and layout (every layout, or `layouts`), bf16 or f16
-// and alpha/beta 1/0 (TMA store) or 1.5/0.5 (C read) alternating over them; `ragged`: each size
-// off by 1 to 7 (M as given when `ms` is). Kernels left empty for the caller.
-std::vector<SweepSpec> llm_validate_sweep(bool ragged, std::vector<std::int64_t> const& ms,
+// loom-validate --sweep=NAME / NAME-ragged (harness/named_sweeps.hpp): gemm over the sweep's
+// shapes (its M values up to 1024, or `ms`, by its (N, K) pairs), one spec per shape and layout
+// (every layout, or `layouts`), bf16 or f16 and alpha/beta 1/0 (TMA store) or 1.5/0.5 (C read)
+// alternating over them; `ragged`: each size off by 1 to 7 (M as given when `ms` is). Kernels
+// left empty for the caller.
+std::vector<SweepSpec> llm_validate_sweep(NamedSweep const& sweep, bool ragged, std::vector<std::int64_t> const& ms,
                                           std::vector<std::string> const& layouts);
 
 // ---------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# Sourced by scripts/test.sh and scripts/run.sh: configure and build Loom.
-# Env: BUILD_DIR (default: build), CMAKE_ARGS (extra configure arguments, word-split).
+# Sourced by scripts/test.sh, scripts/run.sh and the scripts that build: configure and build Loom.
+# Env: BUILD_DIR (default: build), CMAKE_ARGS (extra configure arguments, word-split),
+# LOOM_SKIP_DEPS=1 (no dependency check: scripts/deps.sh).
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 BUILD_DIR=${BUILD_DIR:-build}
@@ -11,7 +12,11 @@ if [[ -z ${CUDACXX:-} ]] && ! command -v nvcc >/dev/null && [[ -x /usr/local/cud
   export CUDACXX=/usr/local/cuda/bin/nvcc
 fi
 
+source scripts/deps.sh
+
+# Installs what is missing (scripts/deps.sh) or stops with the line that names it, then builds.
 loom_build() {
+  loom_deps || exit 1
   local gen=()
   # Pick Ninja on first configure only; an existing cache keeps its generator.
   if [[ ! -f $BUILD_DIR/CMakeCache.txt ]] && command -v ninja >/dev/null; then

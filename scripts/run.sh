@@ -3,6 +3,7 @@
 # regenerate RESULTS.md. Needs a GPU.
 #
 #   scripts/run.sh [loom-bench args...]
+#   scripts/run.sh --quick
 #
 # Writes results/bench.json and results/bench.txt (raw, not committed), the plots in docs/plots/
 # and RESULTS.md (committed), and prints the kernels' table last. Arguments go to loom-bench
@@ -12,87 +13,202 @@
 # The full run also validates loom-validate --sweep=llm and --sweep=llm-ragged and times
 # loom-bench --sweep=llm and --sweep=llm-layouts, all with the kernel gemm
 # (results/validate_llm*.txt, results/llm*/bench.json; LOOM_LLM_SWEEP=0 skips them).
-# Checks for a GPU before building anything.
+#
+# --quick runs every step on a small sweep (a few cases per kernel and dtype; the llm sweeps at a
+# few M; the sanitizers over a few cases; the Nsight Compute profiles at 1024-sized shapes) and
+# writes results/ only (results/RESULTS.md, results/plots/), never the committed files.
+#
+# Progress: one line as each step starts, "[4/8] loom-bench default sweep ...", with the step's
+# duration in the last run of the same form (results/run_times_{full,quick,partial}.tsv) as its
+# estimate where there was one, and one line as it ends with its time and the job's; loom-bench
+# prints one short line per benchmark (--progress) while its full console table goes to
+# results/bench.txt and everything to the JSON.
+# Checks for a GPU before building anything, then for what the build and the plots need
+# (scripts/deps.sh: installs it where it can, else names it and stops).
 set -euo pipefail
+
+quick=0
+args=()
+for a in "$@"; do
+  case $a in
+    --quick) quick=1 ;;
+    -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
+    *) args+=("$a") ;;
+  esac
+done
+if [[ $quick == 1 && ${#args[@]} -gt 0 ]]; then
+  echo "run.sh: --quick runs its own small sweep; it takes no loom-bench arguments (found ${args[*]})" >&2
+  exit 2
+fi
+set -- ${args[@]+"${args[@]}"}
+
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
   echo "run.sh: no CUDA GPU found; the benchmark sweep needs one" >&2
   exit 1
 fi
+loom_deps run || exit 1
 
 results_md=RESULTS.md
 plots=docs/plots
-if [[ $# -gt 0 && ${LOOM_WRITE_RESULTS:-0} != 1 ]]; then
+form=full
+if [[ $quick == 1 ]]; then
   results_md=results/RESULTS.md
   plots=results/plots
-  echo "run.sh: a partial sweep: writing $results_md and $plots/ (LOOM_WRITE_RESULTS=1 writes RESULTS.md)" >&2
+  form=quick
+elif [[ $# -gt 0 ]]; then
+  form=partial
+  if [[ ${LOOM_WRITE_RESULTS:-0} != 1 ]]; then
+    results_md=results/RESULTS.md
+    plots=results/plots
+    echo "run.sh: a partial sweep: writing $results_md and $plots/ (LOOM_WRITE_RESULTS=1 writes RESULTS.md)" >&2
+  fi
 fi
+llm=0
+[[ $form == quick || ( $form == full && ${LOOM_LLM_SWEEP:-1} != 0 ) ]] && llm=1
+have_ncu=0
+if [[ -n ${NCU:-} ]] || command -v ncu >/dev/null || [[ -x /usr/local/cuda/bin/ncu ]]; then have_ncu=1; fi
 
-loom_build
+# --- progress --------------------------------------------------------------------------------
+mkdir -p results
+steps=("build" "loom-validate default sweep")
+((llm)) && steps+=("loom-validate llm sweeps")
+steps+=("loom-bench default sweep")
+((llm)) && steps+=("loom-bench llm sweeps")
+steps+=("compute-sanitizer")
+((have_ncu)) && steps+=("Nsight Compute profiles")
+steps+=("plots and $results_md")
+times_file=results/run_times_$form.tsv  # step name <TAB> seconds, from the last run of this form
+declare -A last=()
+if [[ -f $times_file ]]; then
+  while IFS=$'\t' read -r name secs; do [[ -n $name ]] && last[$name]=$secs; done <"$times_file"
+fi
+declare -A now=()
+job_start=$SECONDS
+step_n=0
+step_name=
+step_start=0
+hms() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
+step() {  # step NAME: ends the step before it, starts NAME
+  step_end
+  step_name=$1
+  step_n=$((step_n + 1))
+  step_start=$SECONDS
+  local est=""
+  [[ -n ${last[$step_name]:-} ]] && est=" (last run: $(hms "${last[$step_name]}"))"
+  echo "[$step_n/${#steps[@]}] $step_name ...$est" >&2
+}
+step_end() {
+  [[ -n $step_name ]] || return 0
+  local took=$((SECONDS - step_start))
+  now[$step_name]=$took
+  echo "[$step_n/${#steps[@]}] $step_name: $(hms $took) (job: $(hms $((SECONDS - job_start))))" >&2
+  step_name=
+  # Kept as the steps end, so that an interrupted run still leaves estimates of what it finished.
+  local k
+  for k in "${!now[@]}"; do printf '%s\t%s\n' "$k" "${now[$k]}"; done >"$times_file"
+}
+
+# --- the steps -------------------------------------------------------------------------------
+step "build"
+loom_build > results/build.log 2>&1 || {
+  echo "run.sh: the build failed; the end of results/build.log:" >&2
+  tail -n 30 results/build.log >&2
+  exit 1
+}
+
+# fail_validate OUT RC: the failing cases and the report's path, then exit.
+fail_validate() {
+  echo "run.sh: loom-validate failed (exit $2); failing cases (full report: $1):" >&2
+  grep -E ' fail(:|$| \[)' "$1" | head -20 >&2 || true
+  exit "$2"
+}
 
 # Numbers only count for kernels that are right: validate the registry first.
-mkdir -p results
+step "loom-validate default sweep"
+validate_args=()
+# quick: a few sizes (N and K follow M), two layouts, padded and not; the default sweep's scalars.
+[[ $form == quick ]] && validate_args=(--m=1,127,1000 --layouts=ccc,rcr --ld-pad=0,3 --misalign=0)
 validate_rc=0
-"$BUILD_DIR/loom-validate" --quiet --output=results/validate.txt || validate_rc=$?
-if [[ $validate_rc -ne 0 ]]; then
-  echo "run.sh: loom-validate failed (exit $validate_rc); failing cases (full report: results/validate.txt):" >&2
-  grep -E ' fail(:|$| \[)' results/validate.txt | head -20 >&2 || true
-  exit "$validate_rc"
-fi
+"$BUILD_DIR/loom-validate" --quiet --output=results/validate.txt ${validate_args[@]+"${validate_args[@]}"} || validate_rc=$?
+[[ $validate_rc -eq 0 ]] || fail_validate results/validate.txt "$validate_rc"
 
 # The transformer-layer shapes at M <= 1024, as listed and ragged, through the entry point gemm
-# (full run only; LOOM_LLM_SWEEP=0 leaves them out, with the llm timing sweeps below).
+# (full and quick runs; LOOM_LLM_SWEEP=0 leaves them out of a full run, with the llm timing sweeps).
 rm -f results/validate_llm.txt results/validate_llm_ragged.txt
-if [[ $# -eq 0 && ${LOOM_LLM_SWEEP:-1} != 0 ]]; then
+if ((llm)); then
+  step "loom-validate llm sweeps"
+  llm_validate_args=()
+  [[ $form == quick ]] && llm_validate_args=(--m=1,128 --layouts=rcr,ccc)
   for sweep in llm llm-ragged; do
     out=results/validate_${sweep//-/_}.txt
-    "$BUILD_DIR/loom-validate" --sweep=$sweep --kernels=gemm --quiet --output="$out" || validate_rc=$?
-    if [[ $validate_rc -ne 0 ]]; then
-      echo "run.sh: loom-validate --sweep=$sweep failed (exit $validate_rc); failing cases (full report: $out):" >&2
-      grep -E ' fail(:|$| \[)' "$out" | head -20 >&2 || true
-      exit "$validate_rc"
-    fi
+    "$BUILD_DIR/loom-validate" --sweep=$sweep --kernels=gemm --quiet --output="$out" \
+      ${llm_validate_args[@]+"${llm_validate_args[@]}"} || validate_rc=$?
+    [[ $validate_rc -eq 0 ]] || fail_validate "$out" "$validate_rc"
   done
 fi
 
+step "loom-bench default sweep"
+bench_args=("$@")
+# quick: two sizes (N and K follow M) in ccc and rcr, every kernel and dtype.
+[[ $form == quick ]] && bench_args=(--m=1024,4096 --layouts=ccc,rcr)
+export LOOM_COMPACT=1  # sweep.sh: loom-bench --progress on the terminal, the console table to bench.txt
 sweep_rc=0
-LOOM_SKIP_BUILD=1 bash scripts/sweep.sh results "$@" || sweep_rc=$?
+LOOM_SKIP_BUILD=1 bash scripts/sweep.sh results ${bench_args[@]+"${bench_args[@]}"} || sweep_rc=$?
 if [[ ! -s results/bench.json ]]; then
   echo "run.sh: the sweep wrote no results/bench.json" >&2
   exit "$(( sweep_rc ? sweep_rc : 1 ))"
 fi
-# The transformer-layer sweeps (loom-bench --sweep=llm, llm-layouts) through the entry point gemm,
-# for the full run only (LOOM_LLM_SWEEP=0 leaves them out).
+# The transformer-layer sweeps (loom-bench --sweep=llm, llm-layouts) through the entry point gemm.
 llm_json=()
-if [[ $# -eq 0 && ${LOOM_LLM_SWEEP:-1} != 0 ]]; then
+if ((llm)); then
+  step "loom-bench llm sweeps"
   for sweep in llm llm-layouts; do
+    m_arg=()
+    if [[ $form == quick ]]; then
+      m_arg=(--m=1,128,4096)
+      [[ $sweep == llm-layouts ]] && m_arg=(--m=128)
+    fi
     rm -f "results/$sweep/bench.json"
-    LOOM_SKIP_BUILD=1 bash scripts/sweep.sh "results/$sweep" --sweep=$sweep --kernels=gemm > /dev/null || sweep_rc=$?
+    LOOM_SKIP_BUILD=1 bash scripts/sweep.sh "results/$sweep" --sweep=$sweep --kernels=gemm ${m_arg[@]+"${m_arg[@]}"} ||
+      sweep_rc=$?
     [[ -s results/$sweep/bench.json ]] && llm_json+=("results/$sweep/bench.json")
   done
 fi
 
 # compute-sanitizer over a small validate sweep, and one Nsight Compute profile per kernel; their
 # summaries go into RESULTS.md with the numbers.
+step "compute-sanitizer"
+sanitize_args=()
+[[ $form == quick ]] && sanitize_args=(--m=1,130 --n=129 --k=200 --layouts=rcr --beta=0,0.5 --ld-pad=0 --misalign=0 --quiet)
 sanitize_rc=0
-LOOM_SKIP_BUILD=1 bash scripts/sanitize.sh > results/sanitize.txt 2>&1 || sanitize_rc=$?
+LOOM_SKIP_BUILD=1 bash scripts/sanitize.sh ${sanitize_args[@]+"${sanitize_args[@]}"} > results/sanitize.txt 2>&1 || sanitize_rc=$?
 [[ $sanitize_rc -eq 0 ]] || echo "run.sh: scripts/sanitize.sh reported errors (results/sanitize.txt)" >&2
-if command -v ncu >/dev/null; then
+if ((have_ncu)); then
+  step "Nsight Compute profiles"
   # Each kernel in the dtype its performance bar names: bf16 where it has it, else its first.
-  while IFS=$'\t' read -r k _ dtypes _; do
+  while IFS=$'\t' read -r k op dtypes _; do
     dtype=${dtypes%%,*}
     [[ ,$dtypes, == *,bf16,* ]] && dtype=bf16
-    LOOM_SKIP_BUILD=1 bash scripts/profile.sh "$k" --dtypes="$dtype" > /dev/null 2>&1 ||
-      echo "run.sh: scripts/profile.sh $k failed (results/profile_$k.log)" >&2
+    shape=()
+    [[ $form == quick ]] && shape=("$([[ $op == add ]] && echo 1024x1024 || echo 1024x1024x1024)")
+    echo "  ncu $k ${shape[*]:-} --dtypes=$dtype" >&2
+    LOOM_SKIP_BUILD=1 bash scripts/profile.sh "$k" ${shape[@]+"${shape[@]}"} --dtypes="$dtype" > /dev/null 2>&1 ||
+      echo "run.sh: scripts/profile.sh $k failed (results/profile_$k*.log)" >&2
   done < <("$BUILD_DIR/loom-bench" --list-kernels)
 fi
 
+step "plots and $results_md"
 command="scripts/run.sh"
+[[ $form == quick ]] && command+=" --quick"
 for a in "$@"; do command+=" $(printf '%q' "$a")"; done
+mkdir -p "$plots"
 rm -f "$plots"/*.png
-python3 scripts/plot.py results/bench.json "${llm_json[@]}" --out-dir "$plots" --results-md "$results_md" --command "$command" \
-  --extra results
+python3 scripts/plot.py results/bench.json ${llm_json[@]+"${llm_json[@]}"} --out-dir "$plots" --results-md "$results_md" \
+  --command "$command" --extra results
+step_end
+echo "run.sh: done in $(hms $((SECONDS - job_start))); $results_md, $plots/, raw results in results/" >&2
 if [[ $sweep_rc -ne 0 ]]; then
   echo "run.sh: loom-bench exited with status $sweep_rc (some benchmarks failed; see above)" >&2
 fi

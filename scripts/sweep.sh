@@ -8,6 +8,8 @@
 # OUT_DIR defaults to the repository's results/; a relative OUT_DIR is taken from the current
 # directory. Arguments after OUT_DIR go to loom-bench, e.g.
 #   scripts/sweep.sh results --kernels=add --dtypes=f32 --m=1024:16384:1024
+# With LOOM_COMPACT=1 (scripts/run.sh sets it) the console table goes to OUT_DIR/bench.txt only,
+# and the terminal gets loom-bench --progress's one line per benchmark instead (on stderr).
 # Exit status: loom-bench's (1 when some benchmark failed; the JSON is still written).
 set -euo pipefail
 
@@ -35,8 +37,13 @@ fi
 json=$out_dir/bench.json
 rm -f "$json"
 rc=0
-"$bench" --benchmark_format=console --benchmark_out="$json" --benchmark_out_format=json "$@" \
-  | tee "$out_dir/bench.txt" || rc=$?
+if [[ ${LOOM_COMPACT:-0} == 1 ]]; then
+  "$bench" --progress --benchmark_format=console --benchmark_out="$json" --benchmark_out_format=json "$@" \
+    >"$out_dir/bench.txt" || rc=$?
+else
+  "$bench" --benchmark_format=console --benchmark_out="$json" --benchmark_out_format=json "$@" \
+    | tee "$out_dir/bench.txt" || rc=$?
+fi
 if [[ -s $json ]]; then
   echo "sweep.sh: JSON in $json, console table in $out_dir/bench.txt" >&2
 else

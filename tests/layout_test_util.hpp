@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/splitmix64.hpp"
 #include "layout/layout.hpp"
 #include "layout/print.hpp"
 
@@ -74,10 +75,9 @@ struct Rng {
   std::uint64_t s;
   explicit Rng(std::uint64_t seed) : s(seed) {}
   std::uint64_t next() {
-    std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    std::uint64_t const z = loom::splitmix64(s);
+    s += 0x9E3779B97F4A7C15ull;
+    return z;
   }
   int uniform(int lo, int hi) { return lo + int(next() % std::uint64_t(hi - lo + 1)); }  // [lo, hi]
   bool coin(int percent) { return uniform(0, 99) < percent; }

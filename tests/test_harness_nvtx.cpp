@@ -69,7 +69,7 @@ int NVTX_API initialize_injection(NvtxGetExportTableFunc_t get_table) {
 
 }  // namespace
 
-// NVTX's loader (in harness.cpp) calls this on the first NVTX call of the process, when no
+// NVTX's loader (in harness/profiling.cpp) calls this on the first NVTX call of the process, when no
 // dynamic injection (NVTX_INJECTION64_PATH, a profiler) has been found first.
 extern "C" {
 NvtxInitializeInjectionNvtxFunc_t InitializeInjectionNvtx2_fnptr = &initialize_injection;

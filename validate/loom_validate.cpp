@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "harness/cli.hpp"
 #include "harness/fault.hpp"
 #include "harness/harness.hpp"
 #include "harness/watchdog.hpp"
@@ -45,9 +46,8 @@ namespace {
 using namespace loom;
 namespace h = loom::harness;
 
-struct BadInput : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using BadInput = cli::UsageError;  // one line on stderr, exit status 2
+using cli::one_line;
 
 enum class RefMode { automatic, cublas, host };
 enum class Format { table, csv, json };
@@ -65,75 +65,15 @@ struct Record {
   std::string workspace;  // --save-workspace: the files written, "DIR/NAME.{A,B,C,D,ref}.npy", or why not
 };
 
-// One line however the message came: line breaks become "; ", other control characters \\xNN, and
-// a message past kMaxMessage characters (a huge option value quoted back) is cut.
-std::string one_line(std::string s) {
-  constexpr std::size_t kMaxMessage = 400;
-  std::string out;
-  for (char c : s) {
-    if (c == '\n') {
-      if (!out.empty() && out.back() != ' ') out += "; ";
-    } else if (c == '\r') {
-    } else if ((unsigned char)c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", (unsigned char)c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  while (!out.empty() && (out.back() == ' ' || out.back() == ';')) out.pop_back();
-  if (out.size() > kMaxMessage) out = out.substr(0, kMaxMessage - 3) + "...";
-  return out;
-}
-
 std::string dtypes_of(KernelInfo const& k) {
   std::string s;
   for (DType t : k.dtypes) s += std::string(s.empty() ? "" : ", ") + to_string(t);
   return s;
 }
 
-std::vector<std::int64_t> int_list(std::string const& opt, std::string const& text, std::int64_t min_value,
-                                   std::string const& what) {
-  std::vector<std::int64_t> v;
-  try {
-    v = h::parse_int_list(text);
-  } catch (std::invalid_argument const& e) {
-    throw BadInput(opt + ": " + e.what());
-  }
-  for (auto x : v)
-    if (x < min_value) throw BadInput(opt + ": " + what + ", found " + std::to_string(x));
-  return v;
-}
-
-std::vector<double> real_list(std::string const& opt, std::string const& text) {
-  try {
-    return h::parse_real_list(text);
-  } catch (std::invalid_argument const& e) {
-    throw BadInput(opt + ": " + e.what());
-  }
-}
-
-std::vector<std::string> name_list(std::string const& opt, std::string const& text) {
-  try {
-    return h::split_list(text);
-  } catch (std::invalid_argument const& e) {
-    throw BadInput(opt + ": " + e.what());
-  }
-}
-
-// A non-negative integer option that fills 64 bits: digits only, no sign, no wrap-around.
-std::uint64_t unsigned_option(std::string const& opt, std::string const& text) {
-  std::uint64_t v = 0;
-  bool ok = !text.empty() && text.size() <= 20;
-  for (char c : text) ok = ok && c >= '0' && c <= '9';
-  if (ok) {
-    auto const r = std::from_chars(text.data(), text.data() + text.size(), v);
-    ok = r.ec == std::errc() && r.ptr == text.data() + text.size();
-  }
-  if (!ok) throw BadInput(opt + ": expected an integer in [0, 18446744073709551615], found \"" + text + "\"");
-  return v;
-}
+using cli::int_list;
+using cli::name_list;
+using cli::real_list;
 
 // ---------------------------------------------------------------------------------------------
 // Output
@@ -600,18 +540,6 @@ bool write_junit(std::string const& path, std::vector<Record> const& records, do
 // ---------------------------------------------------------------------------------------------
 // --mode=enumerate: the cases a command would run, without a GPU
 
-// "90", "9.0" -> 90.
-int parse_cc(std::string const& s) {
-  int major = 0, minor = 0;
-  char extra = 0;
-  if (std::sscanf(s.c_str(), "%d.%d%c", &major, &minor, &extra) == 2 && major > 0 && major < 100 && minor >= 0 &&
-      minor < 10)
-    return major * 10 + minor;
-  if (!s.empty() && s.size() <= 3 && s.find_first_not_of("0123456789") == std::string::npos && std::stoi(s) >= 10)
-    return std::stoi(s);
-  throw BadInput("--compute-capability: expected e.g. 90 or 9.0, found \"" + one_line(s) + "\"");
-}
-
 std::string sfmt(char const* f, ...) __attribute__((format(printf, 1, 2)));
 std::string sfmt(char const* f, ...) {
   char buf[1024];
@@ -623,15 +551,15 @@ std::string sfmt(char const* f, ...) {
 }
 
 // Writes the listing to `out` and its summary line where a run puts its own (Reporter::end).
-int enumerate(std::vector<h::Case> const& cases, std::string const& cc_s, int device, Format format, RefMode ref,
+int enumerate(std::vector<h::Case> const& cases, std::optional<int> cc_given, int device, Format format, RefMode ref,
               std::ostream& out, std::ostream& summary, Tags const& tags, bool write_header) {
   int cc = 90;
   std::string where = "assumed (no GPU; --compute-capability sets it)";
   // Planning for this machine's GPU, a case must also fit in its free memory, as in a run; for
   // another GPU (--compute-capability) its memory is unknown.
   std::optional<std::uint64_t> free;
-  if (!cc_s.empty()) {
-    cc = parse_cc(cc_s);
+  if (cc_given) {
+    cc = *cc_given;
     where = "from --compute-capability";
   } else {
     try {
@@ -706,32 +634,17 @@ int run(int argc, char** argv) {
       "Exit status: 0 all passed, 1 a case failed, 2 bad input or no usable GPU, 3 a case did not finish "
       "within --timeout.",
       "loom-validate"};
-  std::string kernels_s, ignore_s, op_s, dtypes_s, out_dtypes_s, layouts_s, m_s, n_s, k_s, alpha_s, beta_s, pad_s, mis_s;
-  std::string ref_s = "auto", format_s = "table", output_s, seed_s, max_cases_s, junit_s, tags_s, sweep_s, timeout_s,
-      fault_s;
+  // The options loom-bench shares (harness/cli.hpp), then loom-validate's own.
+  cli::Options opts;
+  opts.add(app, cli::Tool::validate);
+  std::string op_s, out_dtypes_s, pad_s, mis_s;
+  std::string ref_s = "auto", format_s = "table", output_s, seed_s, junit_s;
   std::uint64_t seed = 20240601;
-  std::uint64_t max_cases = h::kValidateMaxCases;
-  double timeout = h::kDefaultCaseTimeout;
-  int device = 0;
-  bool list = false, quiet = false, append = false;
-  std::string mode_s = "run", cc_s;
-  app.add_option("--kernels", kernels_s, "Comma list of kernels or shell globs, e.g. 'sm*' (default: all registered)");
-  app.add_option("--ignore-kernels", ignore_s, "Comma list of kernels or globs to leave out");
+  bool quiet = false, append = false;
   app.add_option("--op", op_s, "add or gemm (default: every op that has kernels)");
-  app.add_option("--dtypes", dtypes_s, "Comma list of f32, f16, bf16");
   app.add_option("--out-dtypes", out_dtypes_s,
                  "gemm with f16/bf16 inputs: comma list of output dtypes, each the input dtype or f32 "
                  "(default: the input dtype)");
-  app.add_option("--layouts", layouts_s, "Comma list of A,B,C orders, e.g. ccc,rrr,crc");
-  app.add_option("--sweep", sweep_s,
-                 "A named gemm sweep instead of the default one: llm (transformer-layer shapes: M in "
-                 "1,16,64,128,256,512,1024 by seven (N, K) projections, every layout; bf16/f16 and alpha/beta "
-                 "1/0 or 1.5/0.5 alternating) or llm-ragged (the same with M, N and K each off by 1 to 7)");
-  app.add_option("--m", m_s, "M sweep");
-  app.add_option("--n", n_s, "N sweep");
-  app.add_option("--k", k_s, "K sweep (gemm)");
-  app.add_option("--alpha", alpha_s, "alpha sweep");
-  app.add_option("--beta", beta_s, "beta sweep");
   app.add_option("--ld-pad", pad_s, "Elements added to every leading dimension");
   app.add_option("--misalign", mis_s, "Element offset of every base pointer");
   app.add_option("--seed", seed_s, "Random seed, an integer in [0, 2^64) (default: 20240601; each case derives its own)");
@@ -746,9 +659,6 @@ int run(int argc, char** argv) {
   app.add_option("--workspace-dir", ws_dir_s,
                  "Directory of --save-workspace's files (default: loom-workspace; created if missing, its parent "
                  "must exist)");
-  app.add_option("--tags", tags_s,
-                 "key:value[,key:value...]: constant fields added to every row (csv columns, json keys, JUnit "
-                 "properties, a line of the table), e.g. gpu:h100,commit:abc123");
   app.add_flag("--append", append,
                "Append to the --output file instead of overwriting it (csv: the header is not repeated, and must "
                "match; not with --format=json)")
@@ -756,33 +666,8 @@ int run(int argc, char** argv) {
   app.add_option("--junit-output", junit_s,
                  "Also write the results as JUnit XML to FILE (one testcase per case: failures and skips "
                  "with their reasons), for CI systems");
-  app.add_option("--device", device, "CUDA device ordinal");
-  app.add_option("--mode", mode_s,
-                 "run (default), or enumerate: list the cases this command would run, each as would_run or "
-                 "not_supported with the reason, without running anything (no GPU needed)");
-  app.add_option("--compute-capability", cc_s,
-                 "enumerate: the GPU to plan for, e.g. 90 or 9.0 (default: GPU --device's, else 90)");
-  app.add_option("--max-cases", max_cases_s,
-                 "Refuse a sweep of more cases than this (default: " + std::to_string(h::kValidateMaxCases) + ")");
-  app.add_option("--timeout", timeout_s,
-                 "Seconds a case may take on the GPU; one that takes longer (a hung kernel) stops the run with "
-                 "one line naming it and exit status 3; 0: no limit (default: 60)");
-  // A testing aid, left out of --help (validate/README.md): the GPU tests of the watchdog and of a
-  // lost context launch a kernel that hangs or faults in place of each case's kernel.
-  app.add_option("--inject-fault", fault_s, "Testing aid: hang, trap or illegal-address in place of each case's kernel")
-      ->group("");
-  // A flag takes no value: --list=2 is an error, not a yes.
-  app.add_flag("--list", list, "List the registered kernels and exit")->disable_flag_override();
   app.add_flag("--quiet", quiet, "Report only failures and the summary")->disable_flag_override();
-  for (int i = 1; i < argc; ++i)
-    for (char const* flag : {"--list=", "--quiet=", "--append="})
-      if (std::string_view(argv[i]).rfind(flag, 0) == 0)
-        throw BadInput(std::string(flag, std::strlen(flag) - 1) + " takes no value, found \"" + argv[i] + "\"");
-  // CLI11 names an option of no group "" in its errors: a missing value is caught here.
-  for (int i = 1; i < argc; ++i)
-    if (std::string_view const a = argv[i];
-        a == "--inject-fault=" || (a == "--inject-fault" && (i + 1 == argc || argv[i + 1][0] == '-')))
-      throw BadInput("--inject-fault: expected hang, trap or illegal-address, found no value");
+  cli::check_argv(argc, argv, {"--list", "--quiet", "--append"});
   try {
     app.parse(argc, argv);
   } catch (CLI::ParseError const& e) {
@@ -790,40 +675,28 @@ int run(int argc, char** argv) {
     throw BadInput(one_line(e.what()));
   }
 
-  if (list) {
+  if (opts.run.list) {
     std::fputs(h::kernel_list().c_str(), stdout);
     return 0;
   }
+  // Every shared option's value, checked before anything else (no GPU looked for yet).
+  opts.parse(cli::Tool::validate, report_fields());
 
   // --- what to run ----------------------------------------------------------------------------
   // Kernels named one by one must each take every dtype and op asked for; a glob or
   // --ignore-kernels just picks among the registered ones.
-  std::vector<std::string> const patterns =
-      (!kernels_s.empty() || app.count("--kernels")) ? name_list("--kernels", kernels_s) : std::vector<std::string>{};
-  std::vector<std::string> const ignore =
-      app.count("--ignore-kernels") ? name_list("--ignore-kernels", ignore_s) : std::vector<std::string>{};
-  bool const explicit_kernels =
-      !patterns.empty() && std::none_of(patterns.begin(), patterns.end(), [](std::string const& q) { return h::is_glob(q); });
-  std::vector<KernelInfo const*> sel;
-  try {
-    sel = h::select_kernels(patterns, ignore);
-  } catch (std::invalid_argument const& e) {
-    throw BadInput(e.what());
-  }
-  if (sel.empty()) throw BadInput("--ignore-kernels leaves no kernel");
+  bool const explicit_kernels = opts.kernels.one_by_one;
+  std::vector<KernelInfo const*> sel = opts.kernels.selected;
   // A named sweep is gemm's (validate/README.md): it picks the gemm kernels, sets N and K itself.
-  bool const named_sweep = app.count("--sweep") > 0;
+  bool const named_sweep = opts.sweep.sweep != nullptr;
+  std::string const& sweep_s = opts.sweep.text;
   if (named_sweep) {
-    if (sweep_s != "llm" && sweep_s != "llm-ragged")
-      throw BadInput("--sweep: unknown sweep \"" + sweep_s + "\" (known: llm, llm-ragged)");
-    if (app.count("--n") || app.count("--k"))
-      throw BadInput("--sweep=" + sweep_s + " sets N and K (its (N, K) pairs); --n and --k do not go with it");
     if (app.count("--op") && op_s != "gemm") throw BadInput("--sweep=" + sweep_s + " is a gemm sweep; --op=" + op_s + " does not go with it");
     if (!app.count("--op")) op_s = "gemm";
   }
   if (app.count("--op") || named_sweep) {
     OpKind op;
-    if (!parse_op(op_s, &op)) throw BadInput("unknown op \"" + op_s + "\" (add or gemm)");
+    if (!parse_op(op_s, &op)) throw BadInput("--op: unknown op \"" + op_s + "\" (add or gemm)");
     if (explicit_kernels) {
       for (auto* k : sel)
         if (k->op != op)
@@ -833,57 +706,35 @@ int run(int argc, char** argv) {
       if (sel.empty()) throw BadInput(std::string("no registered kernel computes ") + to_string(op));
     }
   }
-  if (sel.empty()) throw BadInput("no kernels registered");
 
-  std::vector<DType> dtypes;
-  if (app.count("--dtypes")) {
-    for (auto const& s : name_list("--dtypes", dtypes_s)) {
-      DType t;
-      if (!parse_dtype(s, &t)) throw BadInput("unknown dtype \"" + s + "\" (f32, f16, bf16)");
-      if (std::find(dtypes.begin(), dtypes.end(), t) == dtypes.end()) dtypes.push_back(t);
+  std::vector<DType> dtypes = opts.problem.dtypes.value_or(std::vector<DType>{});
+  for (DType t : dtypes) {
+    bool any = false;
+    for (auto* k : sel) {
+      bool const has = std::find(k->dtypes.begin(), k->dtypes.end(), t) != k->dtypes.end();
+      if (explicit_kernels && !has)
+        throw BadInput("kernel " + k->name + " does not support dtype " + to_string(t) + " (it supports " +
+                       dtypes_of(*k) + ")");
+      any = any || has;
     }
-    for (DType t : dtypes) {
-      bool any = false;
-      for (auto* k : sel) {
-        bool const has = std::find(k->dtypes.begin(), k->dtypes.end(), t) != k->dtypes.end();
-        if (explicit_kernels && !has)
-          throw BadInput("kernel " + k->name + " does not support dtype " + to_string(t) + " (it supports " +
-                         dtypes_of(*k) + ")");
-        any = any || has;
-      }
-      if (!any) throw BadInput(std::string("no selected kernel supports dtype ") + to_string(t));
-    }
+    if (!any) throw BadInput(std::string("no selected kernel supports dtype ") + to_string(t));
   }
   std::vector<DType> out_dtypes;
-  if (app.count("--out-dtypes"))
-    for (auto const& s : name_list("--out-dtypes", out_dtypes_s)) {
-      DType t;
-      if (!parse_dtype(s, &t)) throw BadInput("--out-dtypes: unknown dtype \"" + s + "\" (f32, f16, bf16)");
-      if (std::find(out_dtypes.begin(), out_dtypes.end(), t) == out_dtypes.end()) out_dtypes.push_back(t);
-    }
-  std::vector<std::string> layouts;
-  if (app.count("--layouts")) {
-    for (auto const& s : name_list("--layouts", layouts_s)) {
-      Problem tmp;
-      if (!parse_layout(s, &tmp))
-        throw BadInput("bad layout \"" + s + "\": expected three letters c or r, the orders of A, B, C");
-      layouts.push_back(s);
-    }
-  }
+  if (app.count("--out-dtypes")) out_dtypes = cli::dtype_list("--out-dtypes", out_dtypes_s);
+  std::vector<std::string> const layouts = opts.problem.layouts.value_or(std::vector<std::string>{});
   auto given = [&](char const* opt) { return app.count(opt) > 0; };
-  std::vector<std::int64_t> ms, ns, ks, pads, mis;
-  if (given("--m")) ms = int_list("--m", m_s, 1, "sizes must be positive");
-  if (given("--n")) ns = int_list("--n", n_s, 1, "sizes must be positive");
-  if (given("--k")) ks = int_list("--k", k_s, 1, "sizes must be positive");
+  std::vector<std::int64_t> const ms = opts.problem.m.value_or(std::vector<std::int64_t>{});
+  std::vector<std::int64_t> const ns = opts.problem.n.value_or(std::vector<std::int64_t>{});
+  std::vector<std::int64_t> const ks = opts.problem.k.value_or(std::vector<std::int64_t>{});
+  std::vector<std::int64_t> pads, mis;
   if (given("--ld-pad")) pads = int_list("--ld-pad", pad_s, 0, "padding must be non-negative");
   if (given("--misalign")) mis = int_list("--misalign", mis_s, 0, "misalignment must be non-negative");
   for (auto p : pads)
     if (p > (1 << 20)) throw BadInput("--ld-pad: padding above 1048576 elements, found " + std::to_string(p));
   for (auto x : mis)
     if (x > 4096) throw BadInput("--misalign: offsets above 4096 elements, found " + std::to_string(x));
-  std::vector<double> alphas, betas;
-  if (given("--alpha")) alphas = real_list("--alpha", alpha_s);
-  if (given("--beta")) betas = real_list("--beta", beta_s);
+  std::vector<double> const alphas = opts.problem.alpha.value_or(std::vector<double>{});
+  std::vector<double> const betas = opts.problem.beta.value_or(std::vector<double>{});
 
   RefMode ref;
   if (ref_s == "auto") ref = RefMode::automatic;
@@ -895,24 +746,11 @@ int run(int argc, char** argv) {
   else if (format_s == "csv") format = Format::csv;
   else if (format_s == "json") format = Format::json;
   else throw BadInput("unknown --format \"" + format_s + "\" (table, csv, json)");
-  if (device < 0) throw BadInput("--device: ordinal must be non-negative, found " + std::to_string(device));
-  if (app.count("--seed")) seed = unsigned_option("--seed", seed_s);
-  if (app.count("--max-cases")) max_cases = unsigned_option("--max-cases", max_cases_s);
-  if (app.count("--timeout")) {
-    try {
-      timeout = h::parse_timeout(timeout_s);
-    } catch (std::invalid_argument const& e) {
-      throw BadInput(std::string("--timeout: ") + e.what());
-    }
-  }
-  h::Fault fault = h::Fault::none;
-  if (app.count("--inject-fault")) {
-    try {
-      fault = h::parse_fault(fault_s);
-    } catch (std::invalid_argument const& e) {
-      throw BadInput(std::string("--inject-fault: ") + e.what());
-    }
-  }
+  if (app.count("--seed")) seed = cli::unsigned_value("--seed", seed_s, 0, ~std::uint64_t(0));
+  int const device = opts.device.device;
+  std::uint64_t const max_cases = opts.run.max_cases;
+  double const timeout = opts.run.timeout;
+  h::Fault const fault = opts.run.fault;
   if (!junit_s.empty()) {
     std::string const why = h::why_not_writable(junit_s);
     if (!why.empty()) throw BadInput("cannot write --junit-output file \"" + junit_s + "\": " + why);
@@ -929,14 +767,7 @@ int run(int argc, char** argv) {
     if (std::string const why = why_no_workspace_dir(ws_dir_s); !why.empty())
       throw BadInput("--workspace-dir \"" + ws_dir_s + "\": " + why);
   }
-  Tags tags;
-  if (app.count("--tags")) {
-    try {
-      tags = h::parse_tags(tags_s, report_fields());
-    } catch (std::invalid_argument const& e) {
-      throw BadInput(std::string("--tags: ") + e.what());
-    }
-  }
+  Tags const& tags = opts.run.tags;
   if (append && output_s.empty()) throw BadInput("--append appends to the --output file; name one");
   // Two JSON documents in one file are not JSON; csv rows (one header) and tables stack.
   if (append && format == Format::json)
@@ -961,7 +792,7 @@ int run(int argc, char** argv) {
   };
   if (named_sweep) {
     // The named sweep builds its shapes and layouts from --m and --layouts itself.
-    for (h::SweepSpec spec : h::llm_validate_sweep(sweep_s == "llm-ragged", ms, layouts)) {
+    for (h::SweepSpec spec : h::llm_validate_sweep(*opts.sweep.sweep, opts.sweep.ragged, ms, layouts)) {
       for (auto* k : sel) spec.kernels.push_back(k->name);
       add_spec(std::move(spec));
     }
@@ -1003,8 +834,8 @@ int run(int argc, char** argv) {
                        "); use --reference=auto or host");
     }
 
-  if (mode_s != "run" && mode_s != "enumerate") throw BadInput("--mode is run or enumerate, found \"" + mode_s + "\"");
-  if (app.count("--compute-capability") && mode_s != "enumerate")
+  std::string const& mode_s = opts.device.mode;
+  if (opts.device.cc && mode_s != "enumerate")
     throw BadInput("--compute-capability is for --mode=enumerate (a run takes the GPU's)");
 
   // --append continues a csv file only under the same header, which is then not repeated.
@@ -1029,7 +860,7 @@ int run(int argc, char** argv) {
   std::ostream& summary = (output_s.empty() && format != Format::table) ? std::cerr : std::cout;
   if (mode_s == "enumerate") {
     open_output();
-    return enumerate(cases, cc_s, device, format, ref, out, summary, tags, write_header);
+    return enumerate(cases, opts.device.cc, device, format, ref, out, summary, tags, write_header);
   }
 
   // --- the GPU ----------------------------------------------------------------------------------

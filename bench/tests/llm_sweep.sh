@@ -48,6 +48,14 @@ check "llm with ccc, crr" '^enumerate: 84 benchmarks would run, 0 not_supported$
 cp "$tmp/out" "$tmp/explicit"
 run --sweep=llm-layouts --providers=cublas
 check "llm-layouts: 84 benchmarks" '^enumerate: 84 benchmarks would run, 0 not_supported$'
+# llm-wide: 10 M x 9 (N, K) of Llama-3-8B, Llama-3-70B and Qwen2.5-7B x 2 dtypes = 180 cases, rcr.
+cp "$tmp/out" "$tmp/layouts_out"
+run --sweep=llm-wide --providers=cublas
+check "llm-wide: 180 cases" '^enumerate: 180 benchmarks would run, 0 not_supported$'
+check "llm-wide: Llama-3-70B gate/up at M 6144" '^cublas/bf16/rcr/6144x57344x8192 +would_run'
+check "llm-wide: Qwen2.5-7B down at M 1" '^cublas/f16/rcr/1x3584x18944 +would_run'
+check "llm-wide: rows labelled with the sweep" 'sweep=llm-wide'
+cp "$tmp/layouts_out" "$tmp/out"
 check "llm-layouts: crr" '^cublas/bf16/crr/1024x14336x4096 +would_run'
 # The same benchmarks; only the label names the sweep each was asked for by.
 sed -i 's/sweep=llm-layouts/sweep=llm/' "$tmp/out"
@@ -72,11 +80,13 @@ expect() {  # expect "SUBSTRING OF THE ERROR LINE" ARGS...
     echo "ok   [$*]: $(cat "$tmp/err")"
   fi
 }
-expect 'loom-bench: --sweep: unknown sweep "foo" (known: llm, llm-layouts)' --sweep=foo
+expect 'loom-bench: --sweep: unknown sweep "foo" (known: llm, llm-layouts, llm-wide)' --sweep=foo
+expect 'loom-bench: --sweep: unknown sweep "llm-ragged"' --sweep=llm-ragged
 expect 'loom-bench: --sweep: unknown sweep "foo"' --mode=enumerate --sweep=foo
 expect '--sweep: unknown sweep ""' --sweep ''
-expect '--n does not go with --sweep=llm' --sweep=llm --n=4096
-expect '--k does not go with --sweep=llm-layouts' --mode=enumerate --sweep=llm-layouts --k=4096
+expect '--sweep=llm sets N and K (its (N, K) pairs); --n and --k do not go with it' --sweep=llm --n=4096
+expect '--sweep=llm-layouts sets N and K' --mode=enumerate --sweep=llm-layouts --k=4096
+expect '--sweep=llm-wide sets N and K' --sweep=llm-wide --n=4096
 other=$("$bench" --list-kernels | awk -F'\t' '$2 != "gemm" { print $1; exit }')
 if [[ -n $other ]]; then
   expect '--sweep=llm times gemm kernels, and no selected kernel is one' --mode=enumerate --sweep=llm --kernels="$other"

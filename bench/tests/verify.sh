@@ -68,4 +68,11 @@ rc=0
 [[ $rc -eq 0 ]] || { echo "FAIL run off: exit $rc: $(tail -3 "$tmp/err")"; fail=1; }
 check "off: console label" "$tmp/out" '^add/f32/ccc/256x256x0.* dtype=f32; layout=ccc; disposition=not_verified'
 count "off: nothing passed" "$tmp/out" 'disposition=passed' 0
+# --progress: one short line per benchmark on stderr, "[i/N] NAME  T us  X GB/s ... disposition  XmYYs",
+# N the run's benchmarks (add f32 256: the kernel, cuBLAS geam and the copy).
+rc=0
+"$bench" --kernels=add --dtypes=f32 --m=256 --min-time=0.001 --progress >"$tmp/out" 2>"$tmp/err" || rc=$?
+[[ $rc -eq 0 ]] || { echo "FAIL --progress: exit $rc: $(tail -3 "$tmp/err")"; fail=1; }
+check "--progress: the kernel's line" "$tmp/err" '^\[[1-3]/3\] add/f32/ccc/256x256x0  [0-9.]+ us  [0-9.]+ GB/s  [0-9.]+x cuBLAS  passed  [0-9]+m[0-9]{2}s$'
+count "--progress: a line per benchmark" "$tmp/err" '^\[[1-3]/3\] ' 3
 exit $fail

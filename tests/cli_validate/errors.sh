@@ -29,7 +29,7 @@ expect_bad_input "unknown op \"mul\"" --op=mul
 expect_bad_input "kernel add computes add, not gemm" --kernels=add --op=gemm
 expect_bad_input "--reference=cublas: cuBLAS has no f16 add" --reference=cublas --dtypes=f16
 expect_bad_input "--seed" --seed=abc
-expect_bad_input "--device: ordinal must be non-negative" --device=-1
+expect_bad_input "--device: expected an integer in [0, 1023], found \"-1\"" --device=-1
 expect_bad_input "was not expected" --bogus-option
 expect_bad_input "was not expected" stray
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# --sweep=llm and --sweep=llm-ragged: gemm over transformer-layer shapes (harness::llm_validate_sweep),
-# listed with --mode=enumerate, no GPU needed.
+# --sweep=llm, llm-ragged, llm-wide and llm-wide-ragged: gemm over transformer-layer shapes
+# (harness/named_sweeps.hpp, harness::llm_validate_sweep), listed with --mode=enumerate, no GPU needed.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh" "$@"
 
 check() {  # name, file, regex
@@ -42,7 +42,25 @@ bad=$(awk -F, 'NR > 1 {
   --alpha=1 --beta=0 >"$TMP/out" 2>"$TMP/err"
 check "llm: narrowed" "$TMP/out" '^enumerate: 7 cases, 7 would run, 0 not_supported$'
 
-expect_bad_input 'unknown sweep "foo" (known: llm, llm-ragged)' --sweep=foo
+# llm-wide: 7 M up to 1024 (1, 4, 32, 96, 160, 384, 640) x 9 (N, K) x 8 layouts = 504 cases.
+"$VALIDATE" --mode=enumerate --compute-capability=90 --sweep=llm-wide --kernels=gemm >"$TMP/out" 2>"$TMP/err"
+check "llm-wide: count" "$TMP/out" '^enumerate: 504 cases, 504 would run, 0 not_supported$'
+check "llm-wide: Llama-3-70B gate/up" "$TMP/out" '^gemm/(bf|f)16/[cr]{3}/640x57344x8192/'
+check "llm-wide: Qwen2.5-7B down" "$TMP/out" '^gemm/(bf|f)16/[cr]{3}/1x3584x18944/'
+if grep -Eq '^gemm/[a-z0-9]+/[cr]{3}/(1536|2560|6144)x' "$TMP/out"; then
+  echo "FAIL llm-wide: M above 1024"; FAILS=$((FAILS + 1))
+else
+  echo "ok   llm-wide: M up to 1024"
+fi
+"$VALIDATE" --mode=enumerate --compute-capability=90 --sweep=llm-wide-ragged --kernels=gemm --dtypes=bf16 --layouts=rcr \
+  --format=csv >"$TMP/out" 2>"$TMP/err"
+rows=$(grep -c '^gemm/' "$TMP/out")
+[[ $rows -eq 63 ]] && echo "ok   llm-wide-ragged: 63 shapes" || { echo "FAIL llm-wide-ragged: $rows rows"; FAILS=$((FAILS + 1)); }
+bad=$(awk -F, 'NR > 1 && ($8 % 2 == 0 || $9 % 2 == 0) { r = $8 % 8 == 0 || $9 % 8 == 0; if (r) print $1 }' "$TMP/out" | head -3)
+[[ -z $bad ]] && echo "ok   llm-wide-ragged: N and K off the listed sizes" || { echo "FAIL llm-wide-ragged: $bad"; FAILS=$((FAILS + 1)); }
+
+expect_bad_input 'unknown sweep "foo" (known: llm, llm-ragged, llm-wide, llm-wide-ragged)' --sweep=foo
+expect_bad_input 'unknown sweep "llm-layouts"' --sweep=llm-layouts
 expect_bad_input '--n and --k do not go with it' --sweep=llm --k=64
 expect_bad_input 'is a gemm sweep; --op=add does not go with it' --sweep=llm --op=add
 expect_bad_input 'kernel add computes add, not gemm' --sweep=llm --kernels=add

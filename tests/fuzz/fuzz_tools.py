@@ -670,6 +670,13 @@ VALIDATE_BAD = [
     ["--m=99999999999999999999"], ["--ld-pad=2000000"], ["--misalign=5000"], ["--reference=x"],
     ["--kernels=\x1b[31mred"], ["--output=/"], ["--output="], ["--timeout=-1"], ["--timeout=nan"],
     ["--timeout=1e9"], ["--timeout=1\n2"], ["--inject-fault=x"], ["--inject-fault="],
+    # Every option's value is checked before the GPU is looked for (issue 25, item 4).
+    ["--dtypes=half"], ["--dtypes=fp16"], ["--dtypes=f32,float"], ["--out-dtypes=half"], ["--layouts=xyz"],
+    ["--layouts="], ["--mode=x"], ["--compute-capability=x"], ["--compute-capability=9.0x"], ["--sweep=x"],
+    ["--sweep=llm-layouts"], ["--sweep=llm-wide", "--n=5"], ["--device=x"], ["--device=99999"], ["--tags=x"],
+    ["--tags="], ["--op=x"], ["--save-workspace=x"], ["--save-workspace=all", "--workspace-dir=/nonexistent/x"],
+    ["--alpha="], ["--beta=x"], ["--k=0"], ["--n=-1"], ["--kernels=nope"], ["--ignore-kernels=nope"],
+    ["--junit-output=/nonexistent/x"], ["--append"], ["--max-cases=0"], ["--ld-pad=x"], ["--misalign=-1"],
 ]
 BENCH_BAD = [
     ["--min-time=nan"], ["--min-time=inf"], ["--min-time=-1"], ["--benchmark_min_time=-1"],
@@ -681,6 +688,13 @@ BENCH_BAD = [
     ["--benchmark_format=json\nxml"], ["--m=" + "1," * 60000 + "1"], ["--warmup=-1"], ["--device=-1"],
     ["--benchmark_time_unit=h"], ["--benchmark_min_warmup_time=-1"], ["--timeout=-1"], ["--timeout=inf"],
     ["--timeout=" + "9" * 5000], ["--inject-fault=x"], ["--inject-fault"],
+    # Every option's value is checked before the GPU is looked for (issue 25, item 4).
+    ["--dtypes=half"], ["--dtypes=fp16"], ["--layouts=xyz"], ["--layouts="], ["--mode=x"],
+    ["--compute-capability=x"], ["--sweep=x"], ["--sweep=llm-ragged"], ["--sweep=llm-wide", "--k=5"],
+    ["--device=x"], ["--device=5000"], ["--tags=x"], ["--tags=m:1"], ["--providers=x"], ["--providers="],
+    ["--verification=x"], ["--alpha=x"], ["--beta="], ["--k=0"], ["--kernels=nope"], ["--ignore-kernels=nope"],
+    ["--output=/nonexistent/x"], ["--append"], ["--min-samples=x"], ["--warmup=x"], ["--iterations=x"],
+    ["--max-time=x"], ["--progress=1"], ["--list=1"], ["--repro=1"], ["--max-cases=x"],
 ]
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,289 @@
+// Device buffers (DeviceMatrix), random fill, poison, host copies, and the device memory a
+// case needs.
+#include "harness/harness.hpp"
+#include "harness/splitmix64.hpp"
+#include "harness/parallel.hpp"
+
+#include <nvtx3/nvToolsExt.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <bit>
+#include <cctype>
+#include <charconv>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fnmatch.h>
+#include <limits>
+#include <utility>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace loom::harness {
+
+// =============================================================================================
+// Buffers
+
+namespace {
+
+std::int64_t contiguous_extent(Order o, std::int64_t rows, std::int64_t cols) {
+  return o == Order::col ? rows : cols;
+}
+std::int64_t outer_extent(Order o, std::int64_t rows, std::int64_t cols) {
+  return o == Order::col ? cols : rows;
+}
+
+// log2 of the grid spacing of random values: every k * 2^-bits with |k| <= 2^bits is exact.
+int random_bits(DType t) {
+  switch (t) {
+    case DType::f32: return 23;
+    case DType::f16: return 11;
+    case DType::bf16: return 8;
+  }
+  return 8;
+}
+
+// Packed host image of the stored elements in storage order (contiguous extent fastest), as raw
+// element bits.
+template <class Bits>
+void store_bits(DeviceMatrix const& m, std::vector<double> const& v, std::vector<Bits>& img) {
+  std::int64_t const R = m.rows(), C = m.cols();
+  img.resize(std::size_t(R * C));
+  DType const t = m.dtype();
+  auto encode = [t](double x) -> Bits {
+    if constexpr (sizeof(Bits) == 4) {
+      return std::bit_cast<std::uint32_t>(float(x));
+    } else {
+      return t == DType::f16 ? double_to_f16(x) : double_to_bf16(x);
+    }
+  };
+  if (m.order() == Order::col) {
+    parallel_for(R * C, kGrain, [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t i = b; i < e; ++i) img[std::size_t(i)] = encode(v[std::size_t(i)]);
+    });
+  } else {
+    parallel_for(R, std::max<std::int64_t>(1, kGrain / C), [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t i = b; i < e; ++i)
+        for (std::int64_t j = 0; j < C; ++j) img[std::size_t(i * C + j)] = encode(v[std::size_t(i + j * R)]);
+    });
+  }
+}
+
+template <class Bits>
+void load_bits(DeviceMatrix const& m, std::vector<Bits> const& img, std::vector<double>& v) {
+  std::int64_t const R = m.rows(), C = m.cols();
+  v.resize(std::size_t(R * C));
+  DType const t = m.dtype();
+  auto decode = [t](Bits b) -> double {
+    if constexpr (sizeof(Bits) == 4) {
+      return double(std::bit_cast<float>(b));
+    } else {
+      return t == DType::f16 ? f16_to_double(b) : bf16_to_double(b);
+    }
+  };
+  if (m.order() == Order::col) {
+    parallel_for(R * C, kGrain, [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t i = b; i < e; ++i) v[std::size_t(i)] = decode(img[std::size_t(i)]);
+    });
+  } else {
+    parallel_for(C, std::max<std::int64_t>(1, kGrain / R), [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t j = b; j < e; ++j)
+        for (std::int64_t i = 0; i < R; ++i) v[std::size_t(i + j * R)] = decode(img[std::size_t(i * C + j)]);
+    });
+  }
+}
+
+// Copy a packed storage-order image to or from the strided device storage.
+void upload_image(DeviceMatrix& m, void const* host) {
+  std::size_t const es = size_of(m.dtype());
+  std::int64_t const contig = contiguous_extent(m.order(), m.rows(), m.cols());
+  std::int64_t const outer = outer_extent(m.order(), m.rows(), m.cols());
+  LOOM_CUDA(cudaMemcpy2D(m.data(), std::size_t(m.ld()) * es, host, std::size_t(contig) * es,
+                         std::size_t(contig) * es, std::size_t(outer), cudaMemcpyHostToDevice));
+}
+void download_image(DeviceMatrix const& m, void* host) {
+  std::size_t const es = size_of(m.dtype());
+  std::int64_t const contig = contiguous_extent(m.order(), m.rows(), m.cols());
+  std::int64_t const outer = outer_extent(m.order(), m.rows(), m.cols());
+  LOOM_CUDA(cudaMemcpy2D(host, std::size_t(contig) * es, m.data(), std::size_t(m.ld()) * es,
+                         std::size_t(contig) * es, std::size_t(outer), cudaMemcpyDeviceToHost));
+}
+
+}  // namespace
+
+DeviceMatrix::DeviceMatrix(DType dtype, std::int64_t rows, std::int64_t cols, Order order,
+                           std::int64_t ld, int misalign)
+    : dtype_(dtype), rows_(rows), cols_(cols), ld_(ld), order_(order), misalign_(misalign) {
+  if (rows <= 0 || cols <= 0)
+    throw Error("matrix sizes must be positive (" + std::to_string(rows) + " x " +
+                std::to_string(cols) + ")");
+  if (misalign < 0) throw Error("misalignment must be non-negative, got " + std::to_string(misalign));
+  std::int64_t const need = min_ld(order, rows, cols);
+  if (ld_ == 0) ld_ = need;
+  if (ld_ < need)
+    throw Error("leading dimension " + std::to_string(ld_) + " is smaller than a row (" +
+                std::to_string(need) + ")");
+  // matrix_bytes saturates: a size past 64 bits is refused here rather than wrapped around.
+  std::uint64_t const bytes = matrix_bytes(dtype, rows, cols, order, ld_, misalign);
+  if (bytes == ~std::uint64_t(0))
+    throw Error("a " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix is too large to allocate");
+  bytes_ = std::size_t(bytes);
+  LOOM_CUDA(cudaMalloc(&base_, bytes_));
+}
+
+std::uint64_t matrix_bytes(DType dtype, std::int64_t rows, std::int64_t cols, Order order, std::int64_t ld,
+                           int misalign) {
+  if (rows <= 0 || cols <= 0) return 0;
+  if (ld <= 0) ld = min_ld(order, rows, cols);
+  // ld * extent + misalign + 256 bytes of slack, all poisoned by poison().
+  unsigned __int128 const b =
+      ((unsigned __int128)std::uint64_t(ld) * std::uint64_t(outer_extent(order, rows, cols)) +
+       std::uint64_t(std::max(misalign, 0))) * size_of(dtype) + 256;
+  return b > ~std::uint64_t(0) ? ~std::uint64_t(0) : std::uint64_t(b);
+}
+
+DeviceMatrix::~DeviceMatrix() {
+  if (base_) cudaFree(base_);  // no throw from a destructor; a sticky error shows up elsewhere
+}
+
+DeviceMatrix::DeviceMatrix(DeviceMatrix&& o) noexcept { *this = std::move(o); }
+
+DeviceMatrix& DeviceMatrix::operator=(DeviceMatrix&& o) noexcept {
+  if (this != &o) {
+    if (base_) cudaFree(base_);
+    base_ = std::exchange(o.base_, nullptr);
+    bytes_ = std::exchange(o.bytes_, 0);
+    dtype_ = o.dtype_;
+    rows_ = o.rows_;
+    cols_ = o.cols_;
+    ld_ = o.ld_;
+    order_ = o.order_;
+    misalign_ = o.misalign_;
+  }
+  return *this;
+}
+
+std::int64_t DeviceMatrix::span_elements() const {
+  return ld_ * (outer_extent(order_, rows_, cols_) - 1) + contiguous_extent(order_, rows_, cols_);
+}
+
+std::vector<double> random_values(DType t, std::int64_t count, std::uint64_t seed) {
+  std::vector<double> v(std::size_t(std::max<std::int64_t>(count, 0)));
+  int const bits = random_bits(t);
+  std::uint64_t const range = (std::uint64_t(1) << (bits + 1)) + 1;  // k in [-2^bits, 2^bits]
+  double const scale = std::ldexp(1.0, -bits);
+  std::uint64_t const key = splitmix64(seed);
+  parallel_for(count, kGrain, [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t i = b; i < e; ++i) {
+      std::uint64_t const r = splitmix64(key ^ (std::uint64_t(i) * 0xD1B54A32D192ED03ull));
+      auto const k = std::int64_t((unsigned __int128)r * range >> 64) - (std::int64_t(1) << bits);
+      v[std::size_t(i)] = k == 0 ? 0.5 : double(k) * scale;
+    }
+  });
+  return v;
+}
+
+void fill_random(DeviceMatrix& m, std::uint64_t seed) {
+  from_host(m, random_values(m.dtype(), m.rows() * m.cols(), seed));
+}
+
+void poison(DeviceMatrix& m) {
+  if (m.base()) LOOM_CUDA(cudaMemset(m.base(), 0xFF, m.bytes()));
+}
+
+void from_host(DeviceMatrix& m, std::vector<double> const& v) {
+  if (m.empty() && v.empty()) return;
+  if (m.empty() || std::int64_t(v.size()) != m.rows() * m.cols())
+    throw Error("from_host: " + std::to_string(v.size()) + " values for a " + std::to_string(m.rows()) +
+                " x " + std::to_string(m.cols()) + " matrix");
+  if (size_of(m.dtype()) == 4) {
+    std::vector<std::uint32_t> img;
+    store_bits(m, v, img);
+    upload_image(m, img.data());
+  } else {
+    std::vector<std::uint16_t> img;
+    store_bits(m, v, img);
+    upload_image(m, img.data());
+  }
+}
+
+std::vector<double> to_host(DeviceMatrix const& m) {
+  std::vector<double> v;
+  if (!m.base()) return v;
+  if (size_of(m.dtype()) == 4) {
+    std::vector<std::uint32_t> img(std::size_t(m.rows() * m.cols()));
+    download_image(m, img.data());
+    load_bits(m, img, v);
+  } else {
+    std::vector<std::uint16_t> img(std::size_t(m.rows() * m.cols()));
+    download_image(m, img.data());
+    load_bits(m, img, v);
+  }
+  return v;
+}
+
+Operands CaseBuffers::operands() {
+  Operands o;
+  o.a = a.data();
+  o.b = b.data();
+  o.c = c.base() ? c.data() : nullptr;
+  o.d = d.data();
+  return o;
+}
+
+CaseBuffers make_buffers(Problem const& p0, int misalign) {
+  Problem const p = with_default_lds(p0);
+  CaseBuffers b;
+  b.a = DeviceMatrix(p.dtype, rows_a(p), cols_a(p), p.a, p.lda, misalign);
+  b.b = DeviceMatrix(p.dtype, rows_b(p), cols_b(p), p.b, p.ldb, misalign);
+  if (p.op == OpKind::gemm) b.c = DeviceMatrix(p.out_dtype, p.m, p.n, p.c, p.ldc, misalign);
+  b.d = DeviceMatrix(p.out_dtype, p.m, p.n, p.c, p.ldc, misalign);
+  return b;
+}
+
+namespace {
+std::uint64_t add_sat(std::uint64_t a, std::uint64_t b) { return a > ~std::uint64_t(0) - b ? ~std::uint64_t(0) : a + b; }
+
+std::string bytes_text(std::uint64_t b) {
+  char buf[64];
+  if (b >= (std::uint64_t(1) << 30))
+    std::snprintf(buf, sizeof buf, "%.1f GiB", double(b) / double(std::uint64_t(1) << 30));
+  else
+    std::snprintf(buf, sizeof buf, "%.1f MiB", double(b) / double(1 << 20));
+  return buf;
+}
+}  // namespace
+
+std::uint64_t device_bytes(Problem const& p0, int misalign) {
+  // The same matrices as make_buffers, in the same dimensions.
+  Problem const p = with_default_lds(p0);
+  std::uint64_t n = matrix_bytes(p.dtype, rows_a(p), cols_a(p), p.a, p.lda, misalign);
+  n = add_sat(n, matrix_bytes(p.dtype, rows_b(p), cols_b(p), p.b, p.ldb, misalign));
+  std::uint64_t const cd = matrix_bytes(p.out_dtype, p.m, p.n, p.c, p.ldc, misalign);
+  if (p.op == OpKind::gemm) n = add_sat(n, cd);
+  return add_sat(n, cd);
+}
+
+std::string why_no_memory(std::uint64_t need, std::uint64_t free) {
+  if (free >= kMemoryReserve && need <= free - kMemoryReserve) return {};
+  std::string s = "needs " + bytes_text(need) + ", the device has " + bytes_text(free) + " free";
+  if (need <= free) s += " (" + bytes_text(kMemoryReserve) + " of it kept in reserve)";
+  return s;
+}
+
+std::uint64_t free_device_bytes() {
+  std::size_t free = 0, total = 0;
+  LOOM_CUDA(cudaMemGetInfo(&free, &total));
+  return free;
+}
+
+}  // namespace loom::harness

@@ -1,0 +1,277 @@
+#include "harness/cli.hpp"
+
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+
+#include "harness/watchdog.hpp"
+
+namespace loom::cli {
+
+std::string one_line(std::string const& s) {
+  constexpr std::size_t kMaxMessage = 400;
+  std::string out;
+  for (char c : s) {
+    if (c == '\n') {
+      if (!out.empty() && out.back() != ' ') out += "; ";
+    } else if (c == '\r') {
+    } else if ((unsigned char)c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", (unsigned char)c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  while (!out.empty() && (out.back() == ' ' || out.back() == ';')) out.pop_back();
+  if (out.size() > kMaxMessage) out = out.substr(0, kMaxMessage - 3) + "...";
+  return out;
+}
+
+std::vector<std::int64_t> int_list(std::string const& opt, std::string const& text, std::int64_t min,
+                                   std::string const& what) {
+  std::vector<std::int64_t> v;
+  try {
+    v = harness::parse_int_list(text);
+  } catch (std::invalid_argument const& e) {
+    throw UsageError(opt + ": " + e.what());
+  }
+  for (auto x : v)
+    if (x < min) throw UsageError(opt + ": " + what + ", found " + std::to_string(x));
+  return v;
+}
+
+std::vector<std::int64_t> size_list(std::string const& opt, std::string const& text) {
+  return int_list(opt, text, 1, "sizes must be positive");
+}
+
+std::vector<double> real_list(std::string const& opt, std::string const& text) {
+  try {
+    return harness::parse_real_list(text);
+  } catch (std::invalid_argument const& e) {
+    throw UsageError(opt + ": " + e.what());
+  }
+}
+
+std::vector<std::string> name_list(std::string const& opt, std::string const& text) {
+  try {
+    return harness::split_list(text);
+  } catch (std::invalid_argument const& e) {
+    throw UsageError(opt + ": " + e.what());
+  }
+}
+
+std::vector<DType> dtype_list(std::string const& opt, std::string const& text) {
+  std::vector<DType> out;
+  for (auto const& s : name_list(opt, text)) {
+    // The registry's parser also takes aliases (half, float, ...); the tools take the names their
+    // reports print, so that a command and its rows spell a dtype alike.
+    DType t;
+    if ((s != "f32" && s != "f16" && s != "bf16") || !parse_dtype(s, &t))
+      throw UsageError(opt + ": unknown dtype \"" + s + "\" (known: f32, f16, bf16)");
+    if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+  }
+  return out;
+}
+
+std::vector<std::string> layout_list(std::string const& opt, std::string const& text) {
+  std::vector<std::string> out = name_list(opt, text);
+  for (auto const& s : out) {
+    Problem tmp;
+    if (!parse_layout(s, &tmp))
+      throw UsageError(opt + ": bad layout \"" + s + "\": expected three letters c or r, the orders of A, B, C");
+  }
+  return out;
+}
+
+std::uint64_t unsigned_value(std::string const& opt, std::string const& text, std::uint64_t lo, std::uint64_t hi) {
+  std::uint64_t v = 0;
+  bool ok = !text.empty() && text.size() <= 20;
+  for (char c : text) ok = ok && c >= '0' && c <= '9';
+  if (ok) {
+    auto const r = std::from_chars(text.data(), text.data() + text.size(), v);
+    ok = r.ec == std::errc() && r.ptr == text.data() + text.size() && v >= lo && v <= hi;
+  }
+  if (!ok)
+    throw UsageError(opt + ": expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                     "], found \"" + text + "\"");
+  return v;
+}
+
+int compute_capability(std::string const& s) {
+  int major = 0, minor = 0;
+  char extra = 0;
+  if (std::sscanf(s.c_str(), "%d.%d%c", &major, &minor, &extra) == 2 && major > 0 && major < 100 && minor >= 0 &&
+      minor < 10 && s.find_first_not_of("0123456789.") == std::string::npos)
+    return major * 10 + minor;
+  if (!s.empty() && s.size() <= 3 && s.find_first_not_of("0123456789") == std::string::npos && std::stoi(s) >= 10)
+    return std::stoi(s);
+  throw UsageError("--compute-capability: expected e.g. 90 or 9.0, found \"" + s + "\"");
+}
+
+void check_argv(int argc, char** argv, std::initializer_list<char const*> flags) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view const a = argv[i];
+    for (char const* flag : flags) {
+      std::string const with_value = std::string(flag) + "=";
+      if (a.rfind(with_value, 0) == 0)
+        throw UsageError(std::string(flag) + " takes no value, found \"" + std::string(a) + "\"");
+    }
+    // CLI11 names an option of no group "" in its errors: a missing value is caught here.
+    if (a == "--inject-fault=" || (a == "--inject-fault" && (i + 1 == argc || argv[i + 1][0] == '-')))
+      throw UsageError("--inject-fault: expected hang, trap or illegal-address, found no value");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+void KernelOptions::add(CLI::App& app, Tool tool) {
+  kernels_opt = app.add_option("--kernels", kernels_text,
+                               tool == Tool::bench ? "Kernels or shell globs to time, e.g. 'sm*' (default: all; see --list)"
+                                                   : "Comma list of kernels or shell globs, e.g. 'sm*' (default: all registered)");
+  ignore_opt = app.add_option("--ignore-kernels", ignore_text, "Comma list of kernels or shell globs to leave out");
+}
+
+void KernelOptions::parse() {
+  if (kernels_opt->count()) patterns = name_list("--kernels", kernels_text);
+  if (ignore_opt->count()) ignore = name_list("--ignore-kernels", ignore_text);
+  one_by_one = !patterns.empty() &&
+               std::none_of(patterns.begin(), patterns.end(), [](std::string const& q) { return harness::is_glob(q); });
+  try {
+    selected = harness::select_kernels(patterns, ignore);
+  } catch (std::invalid_argument const& e) {
+    throw UsageError(e.what());
+  }
+  if (selected.empty()) throw UsageError(ignore.empty() ? "no kernels registered" : "--ignore-kernels leaves no kernel");
+}
+
+void ProblemOptions::add(CLI::App& app, Tool tool) {
+  bool const bench = tool == Tool::bench;
+  dtypes_opt = app.add_option("--dtypes", dtypes_text, "Element types: comma list of f32, f16, bf16 (default: all)");
+  layouts_opt = app.add_option("--layouts", layouts_text,
+                               "Storage orders of A, B and C/D, c or r each, e.g. ccc,rcr (default: " +
+                                   std::string(bench ? "ccc" : "all eight") + ")");
+  m_opt = app.add_option("--m", m_text,
+                         bench ? "M (default: 2048:16384 in powers of 2 for add, 1024:8192 for gemm)"
+                               : "M sweep (default: the default sweep's)");
+  n_opt = app.add_option("--n", n_text, "N (default: N = M when --m is given)");
+  k_opt = app.add_option("--k", k_text, "K, gemm only (default: K = M when --m is given)");
+  alpha_opt = app.add_option("--alpha", alpha_text, "alpha list (default: 1)");
+  beta_opt = app.add_option("--beta", beta_text,
+                            bench ? "beta list (default: 1 for add, so that B is read; 0 for gemm)" : "beta list");
+}
+
+void ProblemOptions::parse() {
+  if (dtypes_opt->count()) dtypes = dtype_list("--dtypes", dtypes_text);
+  if (layouts_opt->count()) layouts = layout_list("--layouts", layouts_text);
+  if (m_opt->count()) m = size_list("--m", m_text);
+  if (n_opt->count()) n = size_list("--n", n_text);
+  if (k_opt->count()) k = size_list("--k", k_text);
+  if (alpha_opt->count()) alpha = real_list("--alpha", alpha_text);
+  if (beta_opt->count()) beta = real_list("--beta", beta_text);
+}
+
+void SweepOptions::add(CLI::App& app, Tool tool) {
+  std::string help = "A named gemm sweep instead of the default one (harness/named_sweeps.hpp): ";
+  for (auto const& s : harness::named_sweeps()) {
+    if (tool == Tool::validate && !s.validate) continue;
+    std::string ms;
+    for (auto m : s.m)
+      if (tool == Tool::bench || m <= 1024) ms += (ms.empty() ? "" : ",") + std::to_string(m);
+    help += std::string(s.name) + " (" + s.about + "; M in " + ms + ", " + std::to_string(s.nk.size()) + " (N, K) pairs";
+    if (tool == Tool::bench) {
+      std::string ls;
+      for (auto const& l : s.bench_layouts) ls += (ls.empty() ? "" : ",") + l;
+      help += "; bf16 and f16; " + ls;
+    }
+    help += "), ";
+  }
+  help += tool == Tool::bench
+              ? "--kernels picks kernels from it; --dtypes, --layouts, --m, --alpha and --beta replace its lists"
+              : "each every layout, bf16/f16 and alpha/beta 1/0 or 1.5/0.5 alternating; NAME-ragged: the same with "
+                "M, N and K each off by 1 to 7";
+  opt = app.add_option("--sweep", text, help);
+}
+
+void SweepOptions::parse(Tool tool, ProblemOptions const& problem) {
+  if (!opt->count()) return;
+  bool const validate = tool == Tool::validate;
+  sweep = harness::find_named_sweep(text, validate, &ragged);
+  if (!sweep)
+    throw UsageError("--sweep: unknown sweep \"" + text + "\" (known: " + harness::named_sweep_list(validate) + ")");
+  // The (N, K) pairs are what the sweep is; a different N or K is another, custom sweep.
+  if (problem.n || problem.k)
+    throw UsageError("--sweep=" + text + " sets N and K (its (N, K) pairs); --n and --k do not go with it");
+}
+
+void DeviceOptions::add(CLI::App& app, Tool tool) {
+  device_opt = app.add_option("--device", device_text, "CUDA device ordinal (default: 0)");
+  app.add_option("--mode", mode,
+                 std::string("run (default), or enumerate: list the ") + (tool == Tool::bench ? "benchmarks" : "cases") +
+                     " this command would run, and those it leaves out (not_supported, with the reason), without "
+                     "running anything (no GPU needed)");
+  cc_opt = app.add_option("--compute-capability", cc_text,
+                          "enumerate: the GPU to plan for, e.g. 90 or 9.0 (default: GPU --device's, else 90)");
+}
+
+void DeviceOptions::parse() {
+  if (device_opt->count()) device = int(unsigned_value("--device", device_text, 0, 1023));
+  if (mode != "run" && mode != "enumerate") throw UsageError("--mode is run or enumerate, found \"" + mode + "\"");
+  enumerate = mode == "enumerate";
+  if (cc_opt->count()) cc = compute_capability(cc_text);
+}
+
+void RunOptions::add(CLI::App& app, Tool tool) {
+  bool const bench = tool == Tool::bench;
+  max_cases = bench ? harness::kBenchMaxCases : harness::kValidateMaxCases;
+  max_cases_opt = app.add_option("--max-cases", max_cases_text,
+                                 "Refuse a sweep of more cases than this (default: " + std::to_string(max_cases) + ")");
+  timeout_opt = app.add_option(
+      "--timeout", timeout_text,
+      std::string("Seconds ") + (bench ? "one run of a benchmark (its warm-up and timed launches)" : "a case") +
+          " may take on the GPU; one that takes longer (a hung kernel) stops the run with one line naming it and "
+          "exit status 3; 0: no limit (default: 60)");
+  // A testing aid, left out of --help (bench/README.md, validate/README.md): the GPU tests of the
+  // watchdog and of a lost context launch a kernel that hangs or faults in place of the first launch.
+  fault_opt = app.add_option("--inject-fault", fault_text,
+                             "Testing aid: hang, trap or illegal-address in place of each case's first launch")
+                  ->group("");
+  tags_opt = app.add_option("--tags", tags_text,
+                            std::string("key:value[,key:value...]: constant fields added to every row (") +
+                                (bench ? "its label as key=value, and the JSON context as loom_tag_<key>"
+                                       : "csv columns, json keys, JUnit properties, a line of the table") +
+                                "), e.g. gpu:h100,commit:abc123");
+  // A flag takes no value: --list=2 is an error, not a yes (check_argv).
+  app.add_flag("--list", list,
+               "List the kernels (name, op, dtypes, minimum compute capability, description) and exit")
+      ->disable_flag_override();
+}
+
+void RunOptions::parse(std::vector<std::string> const& reserved) {
+  if (max_cases_opt->count())
+    max_cases = unsigned_value("--max-cases", max_cases_text, 1, std::uint64_t(1) << 62);
+  if (timeout_opt->count()) {
+    try {
+      timeout = harness::parse_timeout(timeout_text);
+    } catch (std::invalid_argument const& e) {
+      throw UsageError(std::string("--timeout: ") + e.what());
+    }
+  }
+  if (fault_opt->count()) {
+    try {
+      fault = harness::parse_fault(fault_text);
+    } catch (std::invalid_argument const& e) {
+      throw UsageError(std::string("--inject-fault: ") + e.what());
+    }
+  }
+  if (tags_opt->count()) {
+    try {
+      tags = harness::parse_tags(tags_text, reserved);
+    } catch (std::invalid_argument const& e) {
+      throw UsageError(std::string("--tags: ") + e.what());
+    }
+  }
+}
+
+}  // namespace loom::cli

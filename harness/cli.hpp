@@ -1,0 +1,149 @@
+// The command line loom-validate and loom-bench share: the options both declare, with the same
+// name, meaning and checks, their list parsers and their one error type. Options is made of
+// sub-structs, each with its own add() (declares its options on a CLI11 app) and parse() (checks
+// every value given and fills the typed fields), so that a tool takes the groups it has and
+// declares its own options beside them. Every check here runs before a tool looks for a GPU.
+//
+// Errors: UsageError, whose message a tool prints as one line (one_line) after "<tool>: ", with
+// exit status 2.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/fault.hpp"
+#include "harness/harness.hpp"
+#include "harness/watchdog.hpp"
+
+namespace loom::cli {
+
+// A bad command line.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The message as one line: line breaks become "; ", other control characters \xNN, and past 400
+// characters (a huge option value quoted back) it is cut.
+std::string one_line(std::string const& msg);
+
+// List parsers (CUTLASS-profiler syntax: harness::parse_int_list), each error naming the option.
+// Integers of at least `min` (`what` says why, e.g. "sizes must be positive").
+std::vector<std::int64_t> int_list(std::string const& opt, std::string const& text, std::int64_t min,
+                                   std::string const& what);
+// Sizes: positive integers.
+std::vector<std::int64_t> size_list(std::string const& opt, std::string const& text);
+std::vector<double> real_list(std::string const& opt, std::string const& text);
+std::vector<std::string> name_list(std::string const& opt, std::string const& text);
+// f32, f16, bf16: the names the reports print, and no others, repeated ones once.
+std::vector<DType> dtype_list(std::string const& opt, std::string const& text);
+// Three letters c or r each (A, B, C/D).
+std::vector<std::string> layout_list(std::string const& opt, std::string const& text);
+// An integer in [lo, hi]: digits only, no sign, no wrap-around.
+std::uint64_t unsigned_value(std::string const& opt, std::string const& text, std::uint64_t lo, std::uint64_t hi);
+// "90" or "9.0" -> 90.
+int compute_capability(std::string const& text);
+// A flag given a value (--list=2) or an option missing its value that CLI11 would misname: throws
+// before CLI11 parses.
+void check_argv(int argc, char** argv, std::initializer_list<char const*> flags);
+
+enum class Tool { validate, bench };
+
+// --kernels, --ignore-kernels
+struct KernelOptions {
+  std::string kernels_text, ignore_text;
+  CLI::Option *kernels_opt = nullptr, *ignore_opt = nullptr;
+  std::vector<std::string> patterns, ignore;  // parsed
+  std::vector<KernelInfo const*> selected;    // registry order
+  bool one_by_one = false;                    // --kernels names kernels, no glob among them
+
+  void add(CLI::App&, Tool);
+  void parse();
+};
+
+// --dtypes, --layouts, --m, --n, --k, --alpha, --beta: each set when given.
+struct ProblemOptions {
+  std::string dtypes_text, layouts_text, m_text, n_text, k_text, alpha_text, beta_text;
+  CLI::Option *dtypes_opt = nullptr, *layouts_opt = nullptr, *m_opt = nullptr, *n_opt = nullptr, *k_opt = nullptr,
+              *alpha_opt = nullptr, *beta_opt = nullptr;
+  std::optional<std::vector<DType>> dtypes;
+  std::optional<std::vector<std::string>> layouts;
+  std::optional<std::vector<std::int64_t>> m, n, k;
+  std::optional<std::vector<double>> alpha, beta;
+
+  void add(CLI::App&, Tool);
+  void parse();
+  // Any of them given (loom-bench: a custom sweep instead of the default one).
+  bool any() const { return dtypes || layouts || m || n || k || alpha || beta; }
+};
+
+// --sweep=NAME (harness/named_sweeps.hpp): the tool's names only; --n and --k do not go with it.
+struct SweepOptions {
+  std::string text;
+  CLI::Option* opt = nullptr;
+  harness::NamedSweep const* sweep = nullptr;  // set when given
+  bool ragged = false;                         // loom-validate's NAME-ragged
+
+  void add(CLI::App&, Tool);
+  void parse(Tool, ProblemOptions const&);
+};
+
+// --device, --mode, --compute-capability
+struct DeviceOptions {
+  std::string device_text, mode = "run", cc_text;
+  CLI::Option *device_opt = nullptr, *cc_opt = nullptr;
+  int device = 0;
+  bool enumerate = false;
+  std::optional<int> cc;  // --compute-capability
+
+  void add(CLI::App&, Tool);
+  void parse();
+};
+
+// --max-cases, --timeout, --inject-fault, --tags, --list
+struct RunOptions {
+  std::string max_cases_text, timeout_text, fault_text, tags_text;
+  CLI::Option *max_cases_opt = nullptr, *timeout_opt = nullptr, *fault_opt = nullptr, *tags_opt = nullptr;
+  std::uint64_t max_cases = 0;  // the tool's default until parse()
+  double timeout = harness::kDefaultCaseTimeout;
+  harness::Fault fault = harness::Fault::none;
+  std::vector<std::pair<std::string, std::string>> tags;
+  bool list = false;
+
+  void add(CLI::App&, Tool);
+  // `reserved`: the report's own fields, which a tag may not be named after.
+  void parse(std::vector<std::string> const& reserved);
+};
+
+// The 18 options both tools declare.
+struct Options {
+  KernelOptions kernels;
+  ProblemOptions problem;
+  SweepOptions sweep;
+  DeviceOptions device;
+  RunOptions run;
+
+  void add(CLI::App& app, Tool tool) {
+    kernels.add(app, tool);
+    problem.add(app, tool);
+    sweep.add(app, tool);
+    device.add(app, tool);
+    run.add(app, tool);
+  }
+  // Every value checked, in the order of --help's groups; throws UsageError.
+  void parse(Tool tool, std::vector<std::string> const& reserved_tags) {
+    kernels.parse();
+    problem.parse();
+    sweep.parse(tool, problem);
+    device.parse();
+    run.parse(reserved_tags);
+  }
+};
+
+}  // namespace loom::cli

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# scripts/run.sh's steps on a stand-in machine: a copy of scripts/ in a scratch tree, with stubs
+# for nvidia-smi (a GPU), cmake (the build), loom-validate, loom-bench, compute-sanitizer, ncu and
+# python3 that record how they were called. Checks the progress lines ("[N/T] NAME ..." as a step
+# starts and "[N/T] NAME: XmYYs (job: ...)" as it ends, with the last run's time as the estimate
+# the second time), that --quick hands every tool its small sweep, and that --quick writes
+# results/ only. No GPU needed; the real tools' own tests are elsewhere.
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+repo=$tmp/repo
+mkdir -p "$repo/build" "$tmp/bin"
+cp -r "$root/scripts" "$repo/"
+log=$tmp/calls.log
+stub() {  # stub PATH BODY: a script that logs its name and arguments, then runs BODY
+  printf '#!/usr/bin/env bash\necho "$(basename "$0") $*" >>"%s"\n%s\n' "$log" "$2" >"$1"
+  chmod +x "$1"
+}
+stub "$tmp/bin/nvidia-smi" 'echo "GPU 0: Stand-in (UUID: GPU-0)"'
+stub "$tmp/bin/cmake" 'exit 0'
+stub "$tmp/bin/python3" 'exit 0'
+stub "$tmp/bin/compute-sanitizer" 'exit 0'
+stub "$tmp/bin/ncu" 'exit 0'
+stub "$repo/build/loom-validate" 'for a; do [[ $a == --output=* ]] && echo "validate: 1 passed, 0 failed, 0 skipped" >"${a#--output=}"; done; exit 0'
+# loom-bench: --list-kernels for run.sh and profile.sh, a JSON where sweep.sh asks for one.
+stub "$repo/build/loom-bench" '
+if [[ " $* " == *" --list-kernels "* ]]; then printf "add\tadd\tf32,f16,bf16\tx\nsm80\tgemm\tf16,bf16\tx\n"; exit 0; fi
+for a; do [[ $a == --benchmark_out=* ]] && echo "{\"benchmarks\": []}" >"${a#--benchmark_out=}"; done; exit 0'
+
+run() {  # run ARGS...: scripts/run.sh in the scratch tree; stderr in $tmp/err
+  : >"$log"
+  PATH="$tmp/bin:$PATH" LOOM_SKIP_DEPS=1 COMPUTE_SANITIZER="$tmp/bin/compute-sanitizer" NCU="$tmp/bin/ncu" \
+    bash "$repo/scripts/run.sh" "$@" >"$tmp/out" 2>"$tmp/err"
+}
+check() {  # check NAME FILE REGEX
+  if grep -Eq -- "$3" "$2"; then echo "ok   $1"; else echo "FAIL $1: no /$3/ in $2:"; sed 's/^/  /' "$2"; fail=1; fi
+}
+
+rc=0; run --quick || rc=$?
+[[ $rc -eq 0 ]] && echo "ok   --quick exits 0" || { echo "FAIL --quick: exit $rc"; cat "$tmp/err"; fail=1; }
+check "step 1 starts" "$tmp/err" '^\[1/8\] build \.\.\.$'
+check "step 4 starts" "$tmp/err" '^\[4/8\] loom-bench default sweep \.\.\.$'
+check "step ends with its time and the job's" "$tmp/err" '^\[8/8\] plots and results/RESULTS\.md: [0-9]+m[0-9]{2}s \(job: [0-9]+m[0-9]{2}s\)$'
+check "quick validate sweep" "$log" '^loom-validate --quiet --output=results/validate.txt --m=1,127,1000 --layouts=ccc,rcr'
+check "quick llm validate" "$log" '^loom-validate --sweep=llm-ragged --kernels=gemm --quiet .* --m=1,128'
+check "quick bench sweep, compact" "$log" '^loom-bench --progress .* --m=1024,4096 --layouts=ccc,rcr$'
+check "quick llm bench" "$log" '^loom-bench --progress .* --sweep=llm-layouts --kernels=gemm --m=128$'
+check "quick sanitizer sweep" "$log" '^compute-sanitizer --tool memcheck .* --m=1,130 --n=129 --k=200'
+check "quick profiles at small shapes" "$log" '^loom-bench --kernels=sm80 --dtypes=bf16 --layouts=ccc --m=1024 --n=1024 --k=1024'
+check "quick writes results/RESULTS.md" "$log" '^python3 scripts/plot.py .* --results-md results/RESULTS.md --command scripts/run.sh --quick'
+[[ -s $repo/results/run_times_quick.tsv ]] && echo "ok   step times kept" || { echo "FAIL no results/run_times_quick.tsv"; fail=1; }
+
+# The second run of the same form gives each step the first run's time as its estimate.
+rc=0; run --quick || rc=$?
+check "estimate from the last run" "$tmp/err" '^\[1/8\] build \.\.\. \(last run: [0-9]+m[0-9]{2}s\)$'
+
+# A partial sweep: no llm steps, so six.
+rc=0; run --kernels=add || rc=$?
+check "partial sweep: six steps" "$tmp/err" '^\[6/6\] plots and results/RESULTS\.md: '
+check "partial sweep: arguments to loom-bench" "$log" '^loom-bench --progress .* --kernels=add$'
+
+# --quick with loom-bench arguments: one line, exit 2.
+rc=0; run --quick --kernels=add || rc=$?
+if [[ $rc -eq 2 && $(wc -l <"$tmp/err") -eq 1 ]] && grep -q -- '--quick' "$tmp/err"; then echo "ok   --quick takes no arguments"
+else echo "FAIL --quick --kernels=add: exit $rc: $(cat "$tmp/err")"; fail=1; fi
+exit $fail
