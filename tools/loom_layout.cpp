@@ -526,17 +526,18 @@ std::string right_inverse_warning(Layout const& a, Layout const& r) {
   }
   return "";
 }
-// complement: (A, R) is injective, so R's offsets never meet A's (other than at 0).
+// complement: (filter(A), R) is injective, so R's offsets never meet A's (other than at 0).
+// Stride-0 and size-1 modes of A do not count: the complement is that of filter(A).
 std::string complement_warning(Layout const& a, Layout const& r) {
-  Layout both = loom::make_layout(a, r);
+  Layout both = loom::make_layout(loom::filter(a), r);
   i64 n = std::min(loom::size(both).v, kMaxChecked);
   std::map<i64, i64> first;
   for (i64 i = 0; i < n; ++i) {
     i64 v = both(IntTuple(i));
     auto [it, fresh] = first.emplace(v, i);
     if (!fresh)
-      return "complement: (A, R) is not injective: index " + std::to_string(it->second) + " and " + std::to_string(i) +
-             " of (A, R) both give " + std::to_string(v);
+      return "complement: (filter(A), R) is not injective, so R meets A's offsets: index " + std::to_string(it->second) +
+             " and " + std::to_string(i) + " of (filter(A), R) both give " + std::to_string(v);
   }
   return "";
 }
@@ -724,13 +725,20 @@ std::string draw(Args& a) {
   };
   if (kind == "mma") {
     if (!a.has(3) || a.has(4)) a.fail(-1, "expected 'draw mma ATOM ATOM_LAYOUT PERMUTATION'");
+    // The partition ops' parsers, on the arguments after "mma" (their errors name the argument here).
     Args sub = a;
     sub.values.erase(sub.values.begin());
-    loom::MMAAtom atom = atom_by_name(sub, 0);
-    Layout atom_layout = sub.layout_or_shape(1);
-    if (loom::rank(atom_layout) > 3) a.fail(2, "the atom layout has more than 3 modes");
+    loom::MMAAtom atom;
+    Layout atom_layout;
     Tile perm = loom::make_tile(loom::_, loom::_, loom::_);
-    if (sub.values[2] != "_") perm = sub.tiler(2);
+    try {
+      atom = atom_by_name(sub, 0);
+      atom_layout = sub.layout_or_shape(1);
+      if (loom::rank(atom_layout) > 3) sub.fail(1, "the atom layout has more than 3 modes");
+      if (sub.values[2] != "_") perm = sub.tiler(2);
+    } catch (ArgError const& e) {
+      throw ArgError(e.arg + 1, e.what(), e.position);
+    }
     a.blame = 2;
     loom::TiledMMA mma = loom::make_tiled_mma(atom, atom_layout, perm);
     i64 M = mma.tile_size_mnk(0), N = mma.tile_size_mnk(1), K = mma.tile_size_mnk(2);
@@ -750,7 +758,7 @@ std::string draw(Args& a) {
     panels.push_back(loom_draw::tv_panel(c.get_layoutS_TV(), M, N, "S (source)", false, 0, 0));
     panels.push_back(loom_draw::tv_panel(c.get_layoutD_TV(), M, N, "D (destination)", false, 0, N + 2));
   } else {
-    Layout l = a.layout(0);
+    Layout l = a.layout_or_shape(0);
     if (!a.has(1)) {
       if (loom::rank(l) > 2) a.fail(0, "a layout of rank " + std::to_string(loom::rank(l)) + ": draw takes rank 1 or 2 (group modes first)");
       check_cells(0, loom::size(l).v);
@@ -1125,10 +1133,11 @@ std::vector<Op> make_ops() {
        "  (((64,128),1),16):(((1@0,1@1),0),64@0)@(0,64)"});
   ops.push_back(
       {"draw",
-       {{"LAYOUT", "a layout of rank 1 or 2; or a TV layout (THR,VAL):(...) with TILE; or the word mma or copy"},
-        {"TILE", "for a TV layout: the tile shape (M,N) its values index column-major; after mma: ATOM", true},
-        {"ARG3", "after mma: ATOM_LAYOUT, e.g. (2,2,1); after copy: VAL_LAYOUT (with THR_LAYOUT as ARG2)", true},
-        {"ARG4", "after mma: PERMUTATION, _ or a tiler over (M,N,K)", true}},
+       {{"LAYOUT", "a layout (or shape) of rank 1 or 2; a TV layout (THR,VAL):(...) with TILE; or the word mma or copy"},
+        {"TILE/ATOM/THR_LAYOUT", "a TV layout's tile shape (M,N), its values index it column-major; after mma: fma or "
+                                 "sm80_16x8x16; after copy: the thread layout", true},
+        {"ATOM_LAYOUT/VAL_LAYOUT", "after mma: the atom layout, e.g. (2,2,1); after copy: the value layout", true},
+        {"PERMUTATION", "after mma: _ or a tiler over (M,N,K)", true}},
        "an SVG document (a LaTeX/TikZ one with --latex), or 'wrote FILE' with --output",
        "draw '(4,8):(8,1)'",
        draw,
