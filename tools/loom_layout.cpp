@@ -14,18 +14,23 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <functional>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "layout/access.hpp"
+#include "layout/copy.hpp"
 #include "layout/layout.hpp"
 #include "layout/mma.hpp"
 #include "layout/parse.hpp"
 #include "layout/print.hpp"
 #include "layout/swizzle.hpp"
 #include "layout/tma.hpp"
+#include "tools/layout_draw.hpp"
 
 namespace {
 
@@ -80,6 +85,13 @@ struct Param {
   char const* name;
   char const* help;
   bool optional = false;
+};
+
+// An option of one op (--bytes=4, --latex): a switch takes no value.
+struct Flag {
+  char const* name;  // with the dashes
+  char const* help;
+  bool is_switch = false;
 };
 
 std::string join(std::vector<i64> const& v) {
@@ -252,6 +264,15 @@ struct Args {
 
   bool has(int k) const { return k < int(values.size()); }
 
+  // The op's options that were given (name with dashes -> value; "" for a switch), and the
+  // warnings the op leaves for stderr (CuTe's answer printed, but it breaks the op's contract).
+  std::map<std::string, std::string> flags;
+  std::vector<std::string> warnings;
+  bool flag(std::string const& name) const { return flags.count(name) > 0; }
+  void warn(std::string w) {
+    if (!w.empty()) warnings.push_back(std::move(w));
+  }
+
   // Ops other than size and rank take no layout with an empty tuple in its shape: CuTe 4.7.0 fails
   // to compile nearly all of them (composition of (4,()):(1,()) is one it takes), and where the core
   // answered, it guessed (depth ():() was 1, local_partition with the threads ():() answered).
@@ -388,6 +409,7 @@ struct Op {
   char const* example;
   std::function<std::string(Args&)> run;
   char const* notes = nullptr;  // more for `OP --help`, after the example
+  std::vector<Flag> flags = {};
 };
 
 std::string print(Layout const& l) { return loom::to_string(l); }
@@ -399,6 +421,145 @@ const Param kL{"L", "layout SHAPE:STRIDE, e.g. (4,8):(1,4)"};
 const Param kA{"A", "layout SHAPE:STRIDE"};
 const Param kTiler{"TILER", "layout, shape such as (4,8), or tuple of layouts/integers/_ such as (3:3,(2,4):(1,8))"};
 const Param kBTiler{"B", "layout, shape, or tuple of layouts/integers/_ (a tiler)"};
+
+// ---------------------------------------------------------------------------------------------
+// Contracts: where CuTe 4.7.0's answer breaks the op's own postcondition, loom-layout still prints
+// it (users check CuTe's behaviour with this tool) and adds one warning line on stderr.
+// ---------------------------------------------------------------------------------------------
+
+// A check never turns an answer into an error: one that cannot evaluate its own points (an offset
+// past 64 bits, say) says nothing.
+template <class F>
+std::string quietly(F&& f) {
+  try {
+    return f();
+  } catch (loom::LayoutError const&) {
+    return "";
+  }
+}
+
+// Points checked per property: enough for any layout one draws or reads, bounded for huge ones
+// (past it the check looks at the first kMaxChecked points only).
+constexpr i64 kMaxChecked = i64(1) << 16;
+
+// "R(i) = x, but A(B(i)) = y" for the first i < size(b) where r and a o b differ, or "".
+// Only points that b maps into a's domain count: past it CuTe extends a as it likes.
+std::string composition_mismatch(Layout const& r, Layout const& a, Layout const& b, char const* rname = "R") {
+  i64 n = std::min(loom::size(b).v, kMaxChecked);
+  i64 na = loom::size(a).v;
+  for (i64 i = 0; i < n; ++i) {
+    i64 bi = b(IntTuple(i));
+    if (bi < 0 || bi >= na) continue;
+    i64 want = a(IntTuple(bi)), got = r(IntTuple(i));
+    if (want != got)
+      return std::string(rname) + "(" + std::to_string(i) + ") = " + std::to_string(got) + ", but A(B(" +
+             std::to_string(i) + ")) = A(" + std::to_string(bi) + ") = " + std::to_string(want);
+  }
+  return "";
+}
+
+// Composition with a tiler, mode by mode: r is composition(a, t).
+std::string compose_tiler_mismatch(Layout const& r, Layout const& a, Tile const& t) {
+  if (t.is_tuple()) {
+    for (int i = 0; i < t.rank(); ++i) {
+      std::string m = compose_tiler_mismatch(loom::get(r, i), loom::get(a, i), loom::get(t, i));
+      if (!m.empty()) return "in mode " + std::to_string(i) + ", " + m;
+    }
+    return "";
+  }
+  if (t.is_underscore()) return "";
+  Layout b = t.leaf_kind() == Tile::kInt ? loom::make_layout(t.leaf().shape) : t.leaf();
+  return composition_mismatch(r, a, b);
+}
+
+// logical_divide(a, t) is a o (B, B*) at every leaf B of the tiler, B* its complement in the shape
+// of coalesce(a); logical_product(a, t) is (a, C o B), C the complement of a in size(a)*cosize(B).
+std::string divide_mismatch(Layout const& r, Layout const& a, Tile const& t) {
+  if (t.is_tuple()) {
+    for (int i = 0; i < t.rank(); ++i) {
+      std::string m = divide_mismatch(loom::get(r, i), loom::get(a, i), loom::get(t, i));
+      if (!m.empty()) return "in mode " + std::to_string(i) + ", " + m;
+    }
+    return "";
+  }
+  if (t.is_underscore()) return "";
+  Layout b = t.leaf_kind() == Tile::kInt ? loom::make_layout(t.leaf().shape) : t.leaf();
+  Layout full = loom::make_layout(b, loom::complement(b, loom::coalesce(a).shape));
+  return composition_mismatch(r, a, full);
+}
+std::string product_mismatch(Layout const& r, Layout const& a, Tile const& t) {
+  if (t.is_tuple()) {
+    for (int i = 0; i < t.rank(); ++i) {
+      std::string m = product_mismatch(loom::get(r, i), loom::get(a, i), loom::get(t, i));
+      if (!m.empty()) return "in mode " + std::to_string(i) + ", " + m;
+    }
+    return "";
+  }
+  if (t.is_underscore()) return "";
+  Layout b = t.leaf_kind() == Tile::kInt ? loom::make_layout(t.leaf().shape) : t.leaf();
+  Layout c = loom::complement(a, IntTuple(loom::size(a) * loom::cosize(b)));
+  std::string m = composition_mismatch(loom::get(r, 1), c, b, "R1");
+  return m.empty() ? "" : m + " (A here is the complement of the block)";
+}
+
+std::string divide_warning(char const* op, Layout const& l, Tile const& t) {
+  return quietly([&]() -> std::string {
+    std::string m = divide_mismatch(loom::logical_divide(l, t), l, t);
+    if (m.empty()) return "";
+    return std::string(op) + ": the result is not A composed with (B, complement of B) point-wise: " + m +
+           " (B's stride falls inside a mode of A without dividing it)";
+  });
+}
+
+// left_inverse: R(A(i)) == i on A's domain, which needs an injective A.
+std::string left_inverse_warning(Layout const& a, Layout const& r) {
+  return quietly([&]() -> std::string {
+    i64 n = std::min(loom::size(a).v, kMaxChecked);
+    std::map<i64, i64> first;
+    for (i64 i = 0; i < n; ++i) {
+      i64 ai = a(IntTuple(i));
+      auto [it, fresh] = first.emplace(ai, i);
+      if (!fresh)
+        return "left_inverse: A is not injective (A(" + std::to_string(it->second) + ") = A(" + std::to_string(i) +
+               ") = " + std::to_string(ai) + "), so no R has R(A(i)) = i; here R(A(" + std::to_string(i) +
+               ")) = " + std::to_string(r(IntTuple(ai)));
+    }
+    for (i64 i = 0; i < n; ++i) {
+      i64 back = r(IntTuple(a(IntTuple(i))));
+      if (back != i)
+        return "left_inverse: R(A(" + std::to_string(i) + ")) = " + std::to_string(back) + ", not " + std::to_string(i);
+    }
+    return "";
+  });
+}
+// right_inverse: A(R(i)) == i for i < size(R).
+std::string right_inverse_warning(Layout const& a, Layout const& r) {
+  return quietly([&]() -> std::string {
+    i64 n = std::min(loom::size(r).v, kMaxChecked);
+    for (i64 i = 0; i < n; ++i) {
+      i64 v = a(IntTuple(r(IntTuple(i))));
+      if (v != i) return "right_inverse: A(R(" + std::to_string(i) + ")) = " + std::to_string(v) + ", not " + std::to_string(i);
+    }
+    return "";
+  });
+}
+// complement: (filter(A), R) is injective, so R's offsets never meet A's (other than at 0).
+// Stride-0 and size-1 modes of A do not count: the complement is that of filter(A).
+std::string complement_warning(Layout const& a, Layout const& r) {
+  return quietly([&]() -> std::string {
+    Layout both = loom::make_layout(loom::filter(a), r);
+    i64 n = std::min(loom::size(both).v, kMaxChecked);
+    std::map<i64, i64> first;
+    for (i64 i = 0; i < n; ++i) {
+      i64 v = both(IntTuple(i));
+      auto [it, fresh] = first.emplace(v, i);
+      if (!fresh)
+        return "complement: (filter(A), R) is not injective, so R meets A's offsets: index " + std::to_string(it->second) +
+               " and " + std::to_string(i) + " of (filter(A), R) both give " + std::to_string(v);
+    }
+    return "";
+  });
+}
 
 loom::MMAAtom atom_by_name(Args const& a, int k) {
   std::string const& n = a.values[size_t(k)];
@@ -422,6 +583,27 @@ std::string partition(Args& a, char which) {
   loom::TiledMMA tiled = loom::make_tiled_mma(atom, atom_layout, perm);
   a.blame = 3;
   loom::ThrMMA slice = tiled.get_slice(thr);
+  a.warn(quietly([&]() -> std::string {
+    // The divides and the composition of thrfrg, each checked against its definition.
+    int x = which == 'B' ? 1 : 0, y = which == 'C' ? 1 : 2;
+    Layout const& tv = which == 'A' ? atom.a_tv : which == 'B' ? atom.b_tv : atom.c_tv;
+    Tile t_tile = loom::make_tile(tiled.permutation_mnk(x), tiled.permutation_mnk(y));
+    Layout t_perm = loom::logical_divide(tensor, t_tile);
+    std::string m = divide_mismatch(t_perm, tensor, t_tile);
+    char const* step = "dividing the tensor by the permutation";
+    if (m.empty()) {
+      Tile atom_tile = loom::make_tile(loom::make_layout(loom::get(atom.shape_mnk, x)), loom::make_layout(loom::get(atom.shape_mnk, y)));
+      m = divide_mismatch(loom::logical_divide(t_perm, atom_tile), t_perm, atom_tile);
+      step = "dividing the permuted tensor by the atom";
+      if (m.empty()) {
+        Layout t_atom = loom::zipped_divide(t_perm, atom_tile);
+        Tile tv_tile = loom::make_tile(tv, loom::_);
+        m = compose_tiler_mismatch(loom::composition(t_atom, tv_tile), t_atom, tv_tile);
+        step = "composing the atom's TV layout";
+      }
+    }
+    return m.empty() ? "" : std::string("partition: ") + step + " breaks composition: " + m;
+  }));
   switch (which) {
     case 'A': return print(slice.partition_A(tensor));
     case 'B': return print(slice.partition_B(tensor));
@@ -429,15 +611,222 @@ std::string partition(Args& a, char which) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Memory access analysis (bank_conflicts, coalescing)
+// ---------------------------------------------------------------------------------------------
+
+int access_bytes(Args const& a, char const* def) {
+  std::string v = a.flag("--bytes") ? a.flags.at("--bytes") : def;
+  if (v != "1" && v != "2" && v != "4" && v != "8" && v != "16")
+    a.fail(-1, "--bytes: expected 1, 2, 4, 8 or 16 (bytes one thread accesses per instruction), got '" + excerpt(v) + "'");
+  return std::stoi(v);
+}
+
+// THREAD_LAYOUT: (thread, value[, instruction...]) -> index in the memory layout's domain.
+struct AccessSetup {
+  loom::TvAccesses acc;
+  int elem_bytes = 0;
+};
+AccessSetup access_setup(Args const& a, Layout const& mem_layout, Layout const& tv, int bytes,
+                         std::function<i64(i64)> const& offset) {
+  i64 values = loom::rank(tv) >= 2 ? loom::size(loom::get(tv, 1)).v : 1;
+  if (bytes % values != 0)
+    a.fail(1, "mode 1 (the values of one access) has " + std::to_string(values) + " values, which do not divide --bytes=" +
+                  std::to_string(bytes));
+  int elem = int(bytes / values);
+  if (loom::size(tv).v > kMaxElements) a.fail(1, "more than " + std::to_string(kMaxElements) + " accesses");
+  i64 dom = loom::size(mem_layout).v;
+  for (i64 i = 0; i < loom::size(tv).v; ++i) {
+    i64 x = tv(IntTuple(i));
+    if (x < 0 || x >= dom)
+      a.fail(1, "index " + std::to_string(i) + " maps to " + std::to_string(x) + ", outside the memory layout's " +
+                    std::to_string(dom) + " coordinates");
+  }
+  AccessSetup s;
+  s.elem_bytes = elem;
+  try {
+    s.acc = loom::tv_accesses(tv, elem, offset);
+  } catch (loom::LayoutError const& e) {
+    a.fail(1, std::string(e.what()) + " (" + std::to_string(elem) + "-byte elements, " + std::to_string(values) +
+                  " per access)");
+  }
+  return s;
+}
+
+std::string header_line(AccessSetup const& s) {
+  return std::to_string(s.acc.threads) + " threads (" + std::to_string(s.acc.warps()) + (s.acc.warps() == 1 ? " warp), " : " warps), ") +
+         std::to_string(s.acc.instrs) + " instruction(s) each, " + std::to_string(s.acc.bytes) + "-byte accesses of " +
+         std::to_string(s.acc.values) + " x " + std::to_string(s.elem_bytes) + "-byte elements";
+}
+
+// Per-instruction rows beyond this many are summarised in one line.
+constexpr size_t kMaxRows = 64;
+
+std::string bank_conflicts(Args& a) {
+  loom::SwizzleLayout mem;
+  SmemArg sm = a.smem_layout(0);
+  mem = sm.layout;
+  Layout tv = a.layout(1);
+  int bytes = access_bytes(a, "4");
+  if (a.flag("--swizzle")) {
+    if (sm.swizzled) a.fail(0, "the layout has a swizzle already, and --swizzle gives another");
+    std::string const& v = a.flags.at("--swizzle");
+    int b, m, sh;
+    char tail;
+    if (std::sscanf(v.c_str(), "%d,%d,%d%c", &b, &m, &sh, &tail) != 3 || b < 0 || b > 23 || m < 0 || m > 31 ||
+        std::abs(sh) < b || b + m + std::abs(sh) > 61)
+      a.fail(-1, "--swizzle: expected B,M,S as for 'swizzle' (0 <= B <= 23, 0 <= M <= 31, B <= |S|, B+M+|S| <= 61), got '" +
+                     excerpt(v) + "'");
+    mem.swizzle = loom::make_swizzle(b, m, sh);
+  }
+  AccessSetup s = access_setup(a, mem.layout, tv, bytes, [&](i64 i) { return mem.swizzle(mem.offset + mem.layout(IntTuple(i))); });
+  a.blame = 1;
+  loom::SharedReport r = loom::shared_report(s.acc);
+  std::string out = header_line(s) + "\ninstr warp wavefronts ideal\n";
+  i64 warps = s.acc.warps();
+  for (size_t k = 0; k < r.per.size() && k < kMaxRows; ++k) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%5lld %4lld %10lld %5lld%s\n", (long long)(i64(k) / warps), (long long)(i64(k) % warps),
+                  (long long)r.per[k].wavefronts, (long long)r.per[k].ideal, r.per[k].excess() ? "  conflict" : "");
+    out += buf;
+  }
+  if (r.per.size() > kMaxRows) {
+    i64 worse = 0;
+    for (size_t k = kMaxRows; k < r.per.size(); ++k) worse += r.per[k].excess() > 0;
+    out += "... " + std::to_string(r.per.size() - kMaxRows) + " more, " + std::to_string(worse) + " of them with conflicts\n";
+  }
+  i64 ex = r.total.excess();
+  out += "total: " + std::to_string(r.total.wavefronts) + " wavefronts, ideal " + std::to_string(r.total.ideal) + ", " +
+         (ex == 0 ? std::string("conflict-free")
+                  : std::to_string(ex) + " bank conflicts (" +
+                        std::to_string(double(r.total.wavefronts) / double(r.total.ideal)).substr(0, 4) + "x the ideal)");
+  return out;
+}
+
+std::string coalescing(Args& a) {
+  Layout g = a.layout(0);
+  Layout tv = a.layout(1);
+  int bytes = access_bytes(a, "4");
+  AccessSetup s = access_setup(a, g, tv, bytes, [&](i64 i) { return g(IntTuple(i)); });
+  a.blame = 1;
+  loom::GlobalReport r = loom::global_report(s.acc);
+  std::string out = header_line(s) + " (the base 128-byte aligned)\ninstr warp sectors ideal lines ideal\n";
+  i64 warps = s.acc.warps();
+  for (size_t k = 0; k < r.per.size() && k < kMaxRows; ++k) {
+    char buf[96];
+    loom::GlobalCost const& c = r.per[k];
+    std::snprintf(buf, sizeof buf, "%5lld %4lld %7lld %5lld %5lld %5lld%s\n", (long long)(i64(k) / warps),
+                  (long long)(i64(k) % warps), (long long)c.sectors, (long long)c.sectors_ideal, (long long)c.lines,
+                  (long long)c.lines_ideal, c.sectors > c.sectors_ideal ? "  uncoalesced" : "");
+    out += buf;
+  }
+  if (r.per.size() > kMaxRows) out += "... " + std::to_string(r.per.size() - kMaxRows) + " more\n";
+  loom::GlobalCost const& t = r.total;
+  out += "total: " + std::to_string(t.sectors) + " sectors (ideal " + std::to_string(t.sectors_ideal) + "), " +
+         std::to_string(t.lines) + " lines (ideal " + std::to_string(t.lines_ideal) + "), " +
+         (t.sectors == t.sectors_ideal ? std::string("coalesced")
+                                       : std::to_string(t.sectors - t.sectors_ideal) + " sectors more than ideal");
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// draw
+// ---------------------------------------------------------------------------------------------
+
+// Cells in one picture: beyond this the SVG is unreadable and large.
+constexpr i64 kMaxCells = 1 << 16;
+
+std::string draw(Args& a) {
+  std::vector<loom_draw::Panel> panels;
+  std::string const& kind = a.values[0];
+  auto check_cells = [&](int k, i64 n) {
+    if (n > kMaxCells) a.fail(k, "the picture would have " + std::to_string(n) + " cells, more than " + std::to_string(kMaxCells));
+  };
+  if (kind == "mma") {
+    if (!a.has(3) || a.has(4)) a.fail(-1, "expected 'draw mma ATOM ATOM_LAYOUT PERMUTATION'");
+    // The partition ops' parsers, on the arguments after "mma" (their errors name the argument here).
+    Args sub = a;
+    sub.values.erase(sub.values.begin());
+    loom::MMAAtom atom;
+    Layout atom_layout;
+    Tile perm = loom::make_tile(loom::_, loom::_, loom::_);
+    try {
+      atom = atom_by_name(sub, 0);
+      atom_layout = sub.layout_or_shape(1);
+      if (loom::rank(atom_layout) > 3) sub.fail(1, "the atom layout has more than 3 modes");
+      if (sub.values[2] != "_") perm = sub.tiler(2);
+    } catch (ArgError const& e) {
+      throw ArgError(e.arg + 1, e.what(), e.position);
+    }
+    a.blame = 2;
+    loom::TiledMMA mma = loom::make_tiled_mma(atom, atom_layout, perm);
+    i64 M = mma.tile_size_mnk(0), N = mma.tile_size_mnk(1), K = mma.tile_size_mnk(2);
+    check_cells(3, M * N + M * K + N * K);
+    // C below B and right of A, as the product reads: A is M x K, B is drawn K x N.
+    panels.push_back(loom_draw::tv_panel(mma.get_layoutA_TV(), M, K, "A (M x K)", false, K + 2, 0));
+    panels.push_back(loom_draw::tv_panel(mma.get_layoutB_TV(), N, K, "B (K x N)", true, 0, K + 2));
+    panels.push_back(loom_draw::tv_panel(mma.get_layoutC_TV(), M, N, "C (M x N)", false, K + 2, K + 2));
+  } else if (kind == "copy") {
+    if (!a.has(2) || a.has(3)) a.fail(-1, "expected 'draw copy THR_LAYOUT VAL_LAYOUT'");
+    Layout thr = a.layout_or_shape(1);
+    Layout val = a.layout_or_shape(2);
+    a.blame = 1;
+    loom::TiledCopy c = loom::make_tiled_copy(loom::copy_atom(1), thr, val);
+    i64 M = loom::size(loom::get(c.tiler, 0)).v, N = loom::rank(c.tiler) > 1 ? loom::size(loom::get(c.tiler, 1)).v : 1;
+    check_cells(1, 2 * M * N);
+    panels.push_back(loom_draw::tv_panel(c.get_layoutS_TV(), M, N, "S (source)", false, 0, 0));
+    panels.push_back(loom_draw::tv_panel(c.get_layoutD_TV(), M, N, "D (destination)", false, 0, N + 2));
+  } else {
+    Layout l = a.layout_or_shape(0);
+    if (!a.has(1)) {
+      if (loom::rank(l) > 2) a.fail(0, "a layout of rank " + std::to_string(loom::rank(l)) + ": draw takes rank 1 or 2 (group modes first)");
+      check_cells(0, loom::size(l).v);
+      a.blame = 0;
+      panels.push_back(loom_draw::layout_panel(l, loom::to_string(l)));
+    } else {
+      if (a.has(2)) a.fail(2, "draw takes LAYOUT [TILE_SHAPE], or 'mma' or 'copy' and their arguments");
+      IntTuple tile = a.shape(1);
+      if (loom::rank(tile) > 2) a.fail(1, "the tile has more than 2 modes");
+      i64 M = loom::size(loom::get(tile, 0)).v, N = loom::rank(tile) > 1 ? loom::size(loom::get(tile, 1)).v : 1;
+      check_cells(1, M * N);
+      if (loom::rank(l) < 2) a.fail(0, "a TV layout has a thread mode and a value mode: (THR,VAL):(...)");
+      i64 bad = loom_draw::tv_outside(l, M * N);
+      if (bad >= 0)
+        a.fail(0, "index " + std::to_string(bad) + " maps to " + std::to_string(l(IntTuple(bad))) + ", outside the " +
+                      std::to_string(M) + " x " + std::to_string(N) + " tile");
+      a.blame = 0;
+      panels.push_back(loom_draw::tv_panel(l, M, N, loom::to_string(l) + " over " + loom::to_string(tile)));
+    }
+  }
+  std::string doc = a.flag("--latex") ? loom_draw::to_latex(panels) : loom_draw::to_svg(panels);
+  if (a.flag("--output")) {
+    std::string const& path = a.flags.at("--output");
+    std::ofstream f(path, std::ios::binary);
+    if (!f) a.fail(-1, "--output: cannot open '" + excerpt(path) + "' for writing");
+    f << doc << '\n';
+    f.close();
+    if (!f) a.fail(-1, "--output: cannot write '" + excerpt(path) + "'");
+    return "wrote " + path;
+  }
+  return doc;
+}
+
 template <class F>
 Op divide_or_product(char const* name, char const* example, F f) {
   bool product = std::string_view(name).find("product") != std::string_view::npos;
-  return {name, {kA, product ? kBTiler : kTiler}, "a layout", example, [f, product](Args& a) {
+  return {name, {kA, product ? kBTiler : kTiler}, "a layout", example, [f, product, name](Args& a) {
             Layout l = a.layout(0);
             Tile t = a.tiler(1);
             a.blame = 1;
             try {
-              return print(f(l, t));
+              std::string r = print(f(l, t));
+              if (!product) {
+                a.warn(divide_warning(name, l, t));
+              } else {
+                std::string m = quietly([&] { return product_mismatch(loom::logical_product(l, t), l, t); });
+                if (!m.empty()) a.warn(std::string(name) + ": the block's complement composed with B breaks composition: " + m);
+              }
+              return r;
             } catch (loom::LayoutError const& e) {
               // A product takes the complement of A, a divide that of the tiler.
               if (product && std::string_view(e.what()).substr(0, 11) == "complement:") a.fail(0, e.what());
@@ -495,7 +884,11 @@ std::vector<Op> make_ops() {
                    Layout l = a.layout(0);
                    Tile t = a.tiler(1);
                    a.blame = 1;
-                   return print(loom::composition(l, t));
+                   Layout r = loom::composition(l, t);
+                   std::string m = quietly([&] { return compose_tiler_mismatch(r, l, t); });
+                   if (!m.empty())
+                     a.warn("composition: R is not A o B point-wise: " + m + " (B's stride falls inside a mode of A without dividing it)");
+                   return print(r);
                  }});
   ops.push_back({"complement",
                  {kA, {"COTARGET", "optional: integer or shape to complete A to (default: cosize(A))", true}},
@@ -503,21 +896,29 @@ std::vector<Op> make_ops() {
                    Layout l = a.layout(0);
                    if (!a.has(1)) {
                      a.blame = 0;
-                     return print(loom::complement(l));
+                     Layout r = loom::complement(l);
+                     a.warn(complement_warning(l, r));
+                     return print(r);
                    }
                    IntTuple m = a.shape(1);
                    a.blame = 0;
-                   return print(loom::complement(l, m));
+                   Layout r = loom::complement(l, m);
+                   a.warn(complement_warning(l, r));
+                   return print(r);
                  }});
   ops.push_back({"right_inverse", {kL}, "a layout", "right_inverse '(4,8):(8,1)'", [](Args& a) {
                    Layout l = a.layout(0);
                    a.blame = 0;
-                   return print(loom::right_inverse(l));
+                   Layout r = loom::right_inverse(l);
+                   a.warn(right_inverse_warning(l, r));
+                   return print(r);
                  }});
   ops.push_back({"left_inverse", {kL}, "a layout", "left_inverse '(4,2):(2,1)'", [](Args& a) {
                    Layout l = a.layout(0);
                    a.blame = 0;
-                   return print(loom::left_inverse(l));
+                   Layout r = loom::left_inverse(l);
+                   a.warn(left_inverse_warning(l, r));
+                   return print(r);
                  }});
   ops.push_back(divide_or_product("logical_divide", "logical_divide '(4,2,3):(2,1,8)' 4:2",
                                   [](Layout const& l, Tile const& t) { return loom::logical_divide(l, t); }));
@@ -546,7 +947,13 @@ std::vector<Op> make_ops() {
                      Layout t = a.layout(1);
                      a.blame = 1;
                      try {
-                       return print(raked ? loom::raked_product(b, t) : loom::blocked_product(b, t));
+                       std::string r = print(raked ? loom::raked_product(b, t) : loom::blocked_product(b, t));
+                       int R = std::max(loom::rank(b), loom::rank(t));
+                       Layout bb = loom::append(b, R), tt = loom::append(t, R);
+                       std::string m = quietly([&] { return product_mismatch(loom::logical_product(bb, Tile(tt)), bb, Tile(tt)); });
+                       if (!m.empty()) a.warn(std::string(raked ? "raked_product" : "blocked_product") +
+                                              ": the block's complement composed with B breaks composition: " + m);
+                       return r;
                      } catch (loom::LayoutError const& e) {
                        if (std::string_view(e.what()).substr(0, 11) == "complement:") a.fail(0, e.what());
                        throw;
@@ -624,6 +1031,7 @@ std::vector<Op> make_ops() {
                        if (!coord_fits(loom::get(cd, i), loom::get(rest, i)))
                          a.fail(2, "coordinate " + excerpt(print(c)) + " does not follow the modes of the tiles " + excerpt(print(rest)));
                    }
+                   a.warn(divide_warning("local_tile", l, td));
                    return print(step ? loom::local_tile(l, t, c, st) : loom::local_tile(l, t, c));
                  }});
   ops.push_back({"local_partition",
@@ -635,6 +1043,8 @@ std::vector<Op> make_ops() {
                    Layout l = a.layout(0);
                    Layout thr = a.invertible_layout(1);
                    i64 idx = a.integer(2);
+                   a.blame = 1;
+                   a.warn(divide_warning("local_partition", l, Tile(loom::product_each(thr.shape))));
                    if (!a.has(3)) {
                      a.blame = 1;
                      return print(loom::local_partition(l, thr, idx));
@@ -740,6 +1150,76 @@ std::vector<Op> make_ops() {
        "    'Sw<3,3,3> o (((8,16),(64,1)),(1,3)):(((64,512),(1,0)),(0,8192))' '((128,64),16):((1@1,1@0),64@0)'\n"
        "  Sw<3,3,3> o 4096 o ((8192,1),(1,3)):((1,0),(0,8192))\n"
        "  (((64,128),1),16):(((1@0,1@1),0),64@0)@(0,64)"});
+  ops.push_back(
+      {"draw",
+       {{"LAYOUT", "a layout (or shape) of rank 1 or 2; a TV layout (THR,VAL):(...) with TILE; or the word mma or copy"},
+        {"TILE/ATOM/THR_LAYOUT", "a TV layout's tile shape (M,N), its values index it column-major; after mma: fma or "
+                                 "sm80_16x8x16; after copy: the thread layout", true},
+        {"ATOM_LAYOUT/VAL_LAYOUT", "after mma: the atom layout, e.g. (2,2,1); after copy: the value layout", true},
+        {"PERMUTATION", "after mma: _ or a tiler over (M,N,K)", true}},
+       "an SVG document (a LaTeX/TikZ one with --latex), or 'wrote FILE' with --output",
+       "draw '(4,8):(8,1)'",
+       draw,
+       "Four forms:\n"
+       "  draw LAYOUT                      the grid of coordinates (rows: mode 0, columns: mode 1),\n"
+       "                                   each cell its offset, coloured by offset\n"
+       "  draw TV_LAYOUT TILE              (thread,value) -> column-major index into TILE: each cell\n"
+       "                                   labelled with the thread and value that hold it (T5 over V3),\n"
+       "                                   coloured by thread\n"
+       "  draw mma ATOM ATOM_LAYOUT PERM   a TiledMMA as partition_A/B/C give it: A (M x K) left, B\n"
+       "                                   (K x N) above, C (M x N), by thread and value\n"
+       "  draw copy THR_LAYOUT VAL_LAYOUT  make_tiled_copy's source and destination (S, D) tiles\n"
+       "A cell several threads hold shows the first (by thread, then value); one no thread holds is white.\n"
+       "Colours: eight, by thread (or offset) modulo 8. At most 65536 cells.\n"
+       "\n"
+       "  loom-layout draw '(2,4):(4,1)' --output=l.svg\n"
+       "  loom-layout draw '((4,8),2):((16,1),8)' '(8,8)'          the m16n8k16 C fragment of 2 rows groups\n"
+       "  loom-layout draw mma sm80_16x8x16 '(2,2,1)' _ --latex > mma.tex\n"
+       "  loom-layout draw copy '(32,8)' '(4,1)' --output=copy.svg",
+       {{"--output", "write the document to this file instead of stdout"},
+        {"--latex", "a standalone LaTeX document with a TikZ picture instead of SVG", true}}});
+  ops.push_back(
+      {"bank_conflicts",
+       {{"SMEM_LAYOUT", "shared-memory layout (coordinate -> element offset): L, Sw<B,M,S> o L or Sw<B,M,S> o OFFSET o L"},
+        {"THREAD_LAYOUT", "(thread, value[, instruction...]) -> index into SMEM_LAYOUT's coordinates (colexicographic)"}},
+       "per warp instruction, the wavefronts and the ideal; then the total",
+       "bank_conflicts '(32,32):(32,1)' '(32,1,32):(32,1,1)'",
+       bank_conflicts,
+       "THREAD_LAYOUT mode 0: threads (32 a warp: thread 32w+l is lane l of warp w); mode 1: the values\n"
+       "one access moves (size(mode 1) x element = --bytes, consecutive and aligned in memory; absent:\n"
+       "one value); further modes: the instructions each thread issues, in order. SMEM_LAYOUT's offsets\n"
+       "are in elements of --bytes / size(mode 1) bytes, from a 128-byte aligned base.\n"
+       "The model: 32 banks of 4 bytes; 1-, 2- and 4-byte accesses are one request for the warp, 8-byte\n"
+       "ones two half-warp phases, 16-byte ones four quarter-warp phases; a phase takes as many\n"
+       "wavefronts as the most distinct 4-byte words in one bank (a word read by several lanes is\n"
+       "broadcast). The ideal is the phase's distinct bytes at 128 a wavefront (at least 1); the excess\n"
+       "is what Nsight Compute counts as bank conflicts (l1tex__data_bank_conflicts_pipe_lsu_mem_shared).\n"
+       "\n"
+       "A column of a row-major 32x32 fp32 tile, one thread a row: 32-way conflicts; one thread a column: none\n"
+       "  loom-layout bank_conflicts '(32,32):(32,1)' '(32,1,32):(1,0,32)'\n"
+       "  loom-layout bank_conflicts '(32,32):(32,1)' '(32,1,32):(32,0,1)'\n"
+       "sm90's epilogue stores: bf16 pairs of the wgmma C fragment into a 64x64 tile under the 128-byte swizzle\n"
+       "  loom-layout bank_conflicts 'Sw<3,3,3> o ((8,8),64):((64,512),1)' '((4,8,4),2,(2,8)):((128,1,16),64,(8,512))'\n"
+       "16-byte chunks of an 8x64 bf16 tile, a quarter-warp down a column: 8-way; under Swizzle<3,3,3> none\n"
+       "  loom-layout bank_conflicts '(8,64):(64,1)' '((8,4),8,2):((1,64),8,256)' --bytes=16\n"
+       "  loom-layout bank_conflicts '(8,64):(64,1)' '((8,4),8,2):((1,64),8,256)' --bytes=16 --swizzle=3,3,3",
+       {{"--bytes", "bytes one thread accesses per instruction: 1, 2, 4 (default), 8 or 16"},
+        {"--swizzle", "B,M,S: a swizzle over SMEM_LAYOUT's offsets (Swizzle<B,M,S> on element offsets)"}}});
+  ops.push_back(
+      {"coalescing",
+       {{"GMEM_LAYOUT", "global-memory layout (coordinate -> element offset)"},
+        {"THREAD_LAYOUT", "(thread, value[, instruction...]) -> index into GMEM_LAYOUT's coordinates, as in bank_conflicts"}},
+       "per warp instruction, the 32-byte sectors and 128-byte lines and their ideal; then the total",
+       "coalescing '(128,64):(64,1)' '((16,2),4,64):((512,1),128,2)' --bytes=16",
+       coalescing,
+       "Each warp instruction touches every 32-byte sector and 128-byte line that holds one of its bytes\n"
+       "(the base 128-byte aligned); the ideal is its distinct bytes over 32 (sectors) or 128 (lines),\n"
+       "rounded up. THREAD_LAYOUT as for bank_conflicts; offsets in elements of --bytes / size(mode 1).\n"
+       "\n"
+       "fp32, one thread a row of a row-major 32x32 tile: 32 sectors an instruction; one a column: 4\n"
+       "  loom-layout coalescing '(32,32):(32,1)' '(32,1,32):(1,0,32)' --bytes=4\n"
+       "  loom-layout coalescing '(32,32):(32,1)' '(32,1,32):(32,0,1)' --bytes=4",
+       {{"--bytes", "bytes one thread accesses per instruction: 1, 2, 4 (default), 8 or 16"}}});
   ops.push_back({"show", {kL}, "a table of offsets (rows: mode 0, columns: mode 1)", "show '(4,8):(8,1)'",
                  [](Args& a) {
                    Layout l = a.layout(0);
@@ -823,6 +1303,8 @@ int main(int argc, char** argv) {
 
   std::vector<std::vector<std::string>> values(ops.size());
   std::vector<std::vector<CLI::Option*>> options(ops.size());
+  std::vector<std::vector<std::string>> flag_values(ops.size());
+  std::vector<std::vector<CLI::Option*>> flag_options(ops.size());
   std::vector<CLI::App*> subs;
   for (size_t i = 0; i < ops.size(); ++i) {
     Op const& op = ops[i];
@@ -831,6 +1313,11 @@ int main(int argc, char** argv) {
     sub->allow_extras();
     sub->footer(std::string("Prints ") + op.prints + ". Example:\n  loom-layout " + op.example +
                 (op.notes ? std::string("\n\n") + op.notes : std::string()));
+    flag_values[i].resize(op.flags.size());
+    for (size_t k = 0; k < op.flags.size(); ++k) {
+      Flag const& f = op.flags[k];
+      flag_options[i].push_back(f.is_switch ? sub->add_flag(f.name, f.help) : sub->add_option(f.name, flag_values[i][k], f.help));
+    }
     values[i].resize(op.params.size());
     for (size_t k = 0; k < op.params.size(); ++k) {
       Param const& p = op.params[k];
@@ -885,6 +1372,8 @@ int main(int argc, char** argv) {
 
   Args args;
   args.values.assign(values[size_t(op_index)].begin(), values[size_t(op_index)].begin() + given);
+  for (size_t k = 0; k < op.flags.size(); ++k)
+    if (flag_options[size_t(op_index)][k]->count() > 0) args.flags[op.flags[k].name] = flag_values[size_t(op_index)][k];
   // "OP: argument K (NAME) "TEXT": MESSAGE", quoting at most kQuoteLimit characters of TEXT (around
   // the position at fault, if any). Messages of the core that start with the op's name lose it.
   auto describe = [&](int k, std::string msg, size_t pos = 0) {
@@ -936,6 +1425,8 @@ int main(int argc, char** argv) {
     std::string out = op.run(args);
     std::fwrite(out.data(), 1, out.size(), stdout);
     std::fputc('\n', stdout);
+    // One line, the first broken property: CuTe's answer above stays the answer.
+    if (!args.warnings.empty()) std::fprintf(stderr, "loom-layout: warning: %s\n", one_line(args.warnings.front()).c_str());
     return std::fflush(stdout) == 0 ? 0 : kExitError;
   } catch (ArgError const& e) {
     return report(describe(e.arg, e.what(), e.position));

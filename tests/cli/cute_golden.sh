@@ -9,14 +9,27 @@
 # breaks the op's contract: loom-layout must reject those (`!error`), and the script checks that
 # each named line really has such an answer from CuTe.
 #
-#   bash tests/cli/cute_golden.sh path/to/loom-layout [FIXTURE [EXCEPTIONS]]
+# The lines named in tests/golden/contract_warnings.txt are where CuTe's answer (kept on stdout)
+# breaks the op's contract: loom-layout must add exactly one `loom-layout: warning:` line on stderr
+# there, and no other line may warn.
+#
+#   bash tests/cli/cute_golden.sh path/to/loom-layout [FIXTURE [EXCEPTIONS [WARNINGS]]]
 source "$(dirname "${BASH_SOURCE[0]}")/lib/expect.sh" "$@"  # LOOM, and the scratch folder $_tmp
 FIXTURE=${2:-"$(dirname "${BASH_SOURCE[0]}")/../golden/cute_4_7_0.txt"}
 EXCEPTIONS=${3:-"$(dirname "${BASH_SOURCE[0]}")/../golden/contract_exceptions.txt"}
-if [[ ! -r $FIXTURE || ! -r $EXCEPTIONS ]]; then
-  echo "FATAL: cannot read $FIXTURE or $EXCEPTIONS" >&2
+WARNINGS=${4:-"$(dirname "${BASH_SOURCE[0]}")/../golden/contract_warnings.txt"}
+if [[ ! -r $FIXTURE || ! -r $EXCEPTIONS || ! -r $WARNINGS ]]; then
+  echo "FATAL: cannot read $FIXTURE, $EXCEPTIONS or $WARNINGS" >&2
   exit 1
 fi
+# Lines whose answer breaks the op's contract: CuTe's answer on stdout, exit 0, and exactly one
+# stderr line `loom-layout: warning: ...`.
+declare -A warns=()
+while IFS= read -r line || [[ -n $line ]]; do
+  [[ -z $line || $line == \#* ]] && continue
+  warns[$line]=1
+done <"$WARNINGS"
+warned=0
 declare -A exception=()
 while IFS= read -r line || [[ -n $line ]]; do
   [[ -z $line || $line == \#* ]] && continue
@@ -58,8 +71,16 @@ while IFS=$'\t' read -r argv want || [[ -n $argv ]]; do
     got=${out:-$err}
   else
     want=${want//\\n/$'\n'}
-    [[ $rc -eq 0 && $out == "$want" && -z $err ]] || ok=0
+    if [[ -n ${warns[$argv]:-} ]]; then
+      unset "warns[$argv]"
+      warned=$((warned + 1))
+      lines=$(printf '%s' "$err" | grep -c '')
+      [[ $rc -eq 0 && $out == "$want" && $lines -eq 1 && $err == "loom-layout: warning: "* ]] || ok=0
+    else
+      [[ $rc -eq 0 && $out == "$want" && -z $err ]] || ok=0
+    fi
     got=${out:-$err}
+    [[ -n $err && $out == "$want" ]] && got="$out (stderr: $err)"
   fi
   if ((ok)); then
     passed=$((passed + 1))
@@ -78,6 +99,11 @@ for line in "${!exception[@]}"; do
   echo "FAIL: listed in $(basename "$EXCEPTIONS") but not in the fixture: $line"
   failed=$((failed + 1))
 done
+for line in "${!warns[@]}"; do
+  echo "FAIL: listed in $(basename "$WARNINGS") but not in the fixture: $line"
+  failed=$((failed + 1))
+done
 echo "($excepted of them CuTe answers with a shape entry <= 0 and loom-layout rejects; see $(basename "$EXCEPTIONS"))"
+echo "($warned of them CuTe answers against the op's contract and loom-layout warns; see $(basename "$WARNINGS"))"
 echo "$passed passed, $failed failed"
 ((failed == 0 && passed > 0))
