@@ -257,7 +257,7 @@ TEST(KernelAccess, Sm80SharedAndGlobal) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// sm90 (kernels/gemm_sm90.cuh, EpilogueConfig and store_d_tma): one consumer warpgroup's 64 x BN
+// sm90 (kernels/sm90/epilogue.cuh, EpilogueConfig and store_d_tma): one consumer warpgroup's 64 x BN
 // accumulators go out in 64-row x 128-byte sub-tiles: the box is the K-major 128-byte GMMA atom
 // tiled to (64, 128 / sizeof(T)) under its swizzle; the view (64,(COLS,SUB)):(COLS,(1,0)) puts
 // sub-tile j's columns on the buffer, and partition_C of the warpgroup's m64nBNk16 atom places each
