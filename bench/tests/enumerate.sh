@@ -30,8 +30,10 @@ check "plan: sm90's own" '^  plan: tma [0-9]+x[0-9]+'
 check "plan: M = 1 is swapped" '^  plan: sm90: tma [0-9]+x[0-9]+ swap-AB'
 [[ $(grep -c '^  plan: ' "$tmp/out") -eq 4 ]] && echo "ok   plan: one line per kernel row" || { echo "FAIL plan lines: $(grep -c '^  plan: ' "$tmp/out")"; fail=1; }
 "$bench" --mode=enumerate --kernels=gemm --dtypes=bf16,f32 --layouts=ccc --m=1 --n=4096 --k=4096 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
-check "plan: lda = 1 goes to sm80" '^  plan: sm90: sm80 \(lda is not a multiple of 8 elements\)$'
+check "plan: ccc at M = 1 (lda = 1, one row) takes TMA" '^  plan: sm90: tma [0-9]+x[0-9]+'
 check "plan: fp32 is fma" '^  plan: fma$'
+"$bench" --mode=enumerate --kernels=gemm --dtypes=bf16 --layouts=rcr --m=2 --n=4096 --k=4095 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
+check "plan: lda = 4095 goes to sm80" '^  plan: sm90: sm80 \(lda is not a multiple of 8 elements\)$'
 "$bench" --mode=enumerate --kernels=gemm --dtypes=bf16 --layouts=rcr --m=256 --compute-capability=8.0 >"$tmp/out" 2>"$tmp/err"
 check "plan at 8.0: sm80" '^  plan: sm80$'
 

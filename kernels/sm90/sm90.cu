@@ -38,13 +38,23 @@
 namespace loom::sm90 {
 namespace {
 
-// The kernel's arguments: the problem as row_major_gemm sees it, swapped to D^T = B^T A^T when the
-// plan says so, plus alpha, beta and D's type.
+// An operand of one row or one column (M, N or K of 1) never steps along that mode, so its stride
+// there is free: it becomes the other mode's neighbour, contiguous-mode extent rounded up to 16
+// bytes, which TMA takes whatever the leading dimension was. A 1 x K column-major A (ccc at M = 1,
+// lda = 1) is then a k-major row that TMA reads, instead of a case for sm80.
+GmemShape tma_view(GmemShape g) {
+  for (int i = 0; i < 2; ++i)
+    if (g.shape[i] == 1 && g.stride[1 - i] == 1) g.stride[i] = (g.shape[1 - i] + 7) / 8 * 8;
+  return g;
+}
+
+// The kernel's arguments: the problem as row_major_gemm sees it (A and B in their TMA view),
+// swapped to D^T = B^T A^T when the plan says so, plus alpha, beta and D's type.
 Args make_args(Problem const& p, Operands const& ops, bool swap) {
   RowMajorGemm const g = row_major_gemm(p, ops);
   Args args{};
   args.a = g.a, args.b = g.b, args.c = ops.c, args.d = ops.d;
-  args.ga = g.ga, args.gb = g.gb, args.gd = g.gd;
+  args.ga = tma_view(g.ga), args.gb = tma_view(g.gb), args.gd = g.gd;
   args.alpha = float(p.alpha), args.beta = float(p.beta);
   args.out = p.out_dtype;
   args.pair_d = g.pair_d;
@@ -58,7 +68,8 @@ Args make_args(Problem const& p, Operands const& ops, bool swap) {
   return args;
 }
 
-// Why TMA cannot read one operand, or "": the same rules make_tma_desc and the driver apply.
+// Why TMA cannot read one operand (A or B of the problem, in its TMA view), or "": the same rules
+// make_tma_desc and the driver apply.
 std::string why_no_tma(char const* name, void const* ptr, GmemShape const& g) {
   if (reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0) return std::string(name) + "'s base is not 16-byte aligned";
   i64 const ld = g.stride[0] == 1 ? g.stride[1] : g.stride[0];
@@ -158,8 +169,8 @@ struct Prepared {
 };
 Prepared prepare(Problem const& p, Operands const& ops, Residency const& res) {
   Prepared r;
-  r.why = why_no_tma("A", ops.a, operand_shape(p.a, p.lda, p.m, p.k, false));
-  if (r.why.empty()) r.why = why_no_tma("B", ops.b, operand_shape(p.b, p.ldb, p.n, p.k, true));
+  r.why = why_no_tma("A", ops.a, tma_view(operand_shape(p.a, p.lda, p.m, p.k, false)));
+  if (r.why.empty()) r.why = why_no_tma("B", ops.b, tma_view(operand_shape(p.b, p.ldb, p.n, p.k, true)));
   if (!r.why.empty()) return r;
   r.plan = choose(p, ops, res);
   r.args = make_args(p, ops, r.plan.swap);
