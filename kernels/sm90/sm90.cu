@@ -100,7 +100,7 @@ Residency device_residency() {
   }
   Residency r = Residency::of_sms(sms);
   if (cudaFuncSetAttribute(residency_probe, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemLimit) == cudaSuccess) {
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < 4 && (1 << i) <= sms; ++i) {
       cudaLaunchConfig_t cfg{};
       cudaLaunchAttribute attr[1];
       attr[0].id = cudaLaunchAttributeClusterDimension;
@@ -109,7 +109,7 @@ Residency device_residency() {
       attr[0].val.clusterDim.z = 1;
       cfg.attrs = attr;
       cfg.numAttrs = 1;
-      cfg.gridDim = dim3(unsigned(sms));
+      cfg.gridDim = dim3(unsigned(sms >> i << i));  // a whole number of clusters, or the query fails
       cfg.blockDim = dim3(unsigned(tile_threads(kTileShapes[0])));
       cfg.dynamicSmemBytes = kSmemLimit;
       int n = 0;
