@@ -8,9 +8,16 @@
 //   buffers     DeviceMatrix (RAII, padded and deliberately misalignable), fill_random, poison,
 //               to_host, host f16/bf16 converters
 //   memory      device_bytes() a case allocates, why_no_memory() against the free bytes
-//   references  reference_cublas() (cuBLAS, in C's storage order), reference_host() (fp64)
+//   references  reference_cublas() (cuBLAS, in C's storage order), reference_host() (fp64),
+//               make_buffers(), why_no_cublas()
+//   cases       a case's input seed, and the commands that rerun it in loom-validate and loom-bench
+//   selection   the kernels --kernels / --ignore-kernels name, the --list table
 //   compare     tolerance(), compare() -> ErrorStats
 //   profiling   NvtxRange (in the "loom" NVTX domain), Timer (CUDA events)
+//
+// Elsewhere in harness/: the named sweeps (named_sweeps.hpp), the options both tools share
+// (cli.hpp), splitmix64 (splitmix64.hpp), the thread pool (parallel.hpp), .npy files (npy.hpp),
+// the watchdog and fault injection (watchdog.hpp, fault.hpp).
 //
 // Host element vectors (to_host, reference_host, compare) hold the logical elements of a matrix
 // column-major by (i, j): element (i, j) of an R x C matrix is at i + j*R, whatever the storage

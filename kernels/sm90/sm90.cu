@@ -48,9 +48,9 @@ GmemShape tma_view(GmemShape g) {
   return g;
 }
 
-// The kernel's arguments: the problem as row_major_gemm sees it (A and B in their TMA view),
-// swapped to D^T = B^T A^T when the plan says so, plus alpha, beta and D's type.
-Args make_args(Problem const& p, Operands const& ops, bool swap) {
+// The kernel's arguments: the problem as row_major_gemm sees it (A and B in their TMA view), plus
+// alpha, beta and D's type.
+Args make_args(Problem const& p, Operands const& ops) {
   RowMajorGemm const g = row_major_gemm(p, ops);
   Args args{};
   args.a = g.a, args.b = g.b, args.c = ops.c, args.d = ops.d;
@@ -58,13 +58,17 @@ Args make_args(Problem const& p, Operands const& ops, bool swap) {
   args.alpha = float(p.alpha), args.beta = float(p.beta);
   args.out = p.out_dtype;
   args.pair_d = g.pair_d;
-  if (swap) {
-    std::swap(args.a, args.b);
-    std::swap(args.ga, args.gb);
-    args.gd = GmemShape{{g.gd.shape[1], g.gd.shape[0]}, {g.gd.stride[1], g.gd.stride[0]}};
-    args.d_col = true;
-    args.pair_d = false;
-  }
+  return args;
+}
+
+// The same arguments for D^T = B^T A^T (a swapped plan): A and B trade places and D is seen
+// transposed, m contiguous, which only the direct epilogue writes.
+Args swapped(Args args) {
+  std::swap(args.a, args.b);
+  std::swap(args.ga, args.gb);
+  args.gd = GmemShape{{args.gd.shape[1], args.gd.shape[0]}, {args.gd.stride[1], args.gd.stride[0]}};
+  args.d_col = true;
+  args.pair_d = false;
   return args;
 }
 
@@ -138,9 +142,9 @@ Plan forced_plan() {
   return forced;
 }
 
-// The plan for a problem (with its leading dimensions filled in) on a device of residency `res`.
-Plan choose(Problem const& p, Operands const& ops, Residency const& res) {
-  Args const args = make_args(p, ops, false);
+// The plan for a problem (with its leading dimensions filled in, `args` its unswapped arguments) on
+// a device of residency `res`.
+Plan choose(Problem const& p, Args const& args, Residency const& res) {
   PlanInput in;
   in.m = args.ga.shape[0], in.n = args.gb.shape[0], in.k = args.ga.shape[1];
   in.a_k_major = args.ga.stride[1] == 1, in.b_k_major = args.gb.stride[1] == 1;
@@ -172,8 +176,9 @@ Prepared prepare(Problem const& p, Operands const& ops, Residency const& res) {
   r.why = why_no_tma("A", ops.a, tma_view(operand_shape(p.a, p.lda, p.m, p.k, false)));
   if (r.why.empty()) r.why = why_no_tma("B", ops.b, tma_view(operand_shape(p.b, p.ldb, p.n, p.k, true)));
   if (!r.why.empty()) return r;
-  r.plan = choose(p, ops, res);
-  r.args = make_args(p, ops, r.plan.swap);
+  Args const args = make_args(p, ops);
+  r.plan = choose(p, args, res);
+  r.args = r.plan.swap ? swapped(args) : args;
   TileShape const t = kTileShapes[r.plan.shape];
   r.sched = make_schedule(t, r.args.ga.shape[0], r.args.gb.shape[0], r.args.ga.shape[1], r.plan.splits, r.plan.tail,
                           res.wave(t.cluster_m));
