@@ -26,3 +26,19 @@ loom_build() {
   cmake -S . -B "$BUILD_DIR" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-}
   cmake --build "$BUILD_DIR" -j"$JOBS"
 }
+
+# The commit a result was made at: `git rev-parse --short=12 HEAD`, with "+dirty" when tracked files
+# differ from it, or "unknown" outside a git checkout.
+loom_commit() {
+  local c
+  c=$(git rev-parse --short=12 HEAD 2>/dev/null) || { echo unknown; return; }
+  [[ -z $(git status --porcelain --untracked-files=no 2>/dev/null) ]] || c+="+dirty"
+  echo "$c"
+}
+
+# Records beside FILE (FILE.commit) the commit it was made at, so that scripts/plot.py can say when
+# RESULTS.md puts together sections from different commits.
+loom_stamp() {
+  loom_commit >"$1.commit"
+}
+

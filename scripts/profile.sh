@@ -166,4 +166,5 @@ fi
     --dtype "$dtype"
   echo "report: $rep (NVTX filter '$used', section set ${NCU_SET:-full}, clock control $clock)"
 } | tee "$base.txt"
+loom_stamp "$base.txt"
 echo "profile.sh: summary in $base.txt, details in $base.details.txt" >&2

@@ -132,11 +132,12 @@ validate_args=()
 [[ $form == quick ]] && validate_args=(--m=1,127,1000 --layouts=ccc,rcr --ld-pad=0,3 --misalign=0)
 validate_rc=0
 "$BUILD_DIR/loom-validate" --quiet --output=results/validate.txt ${validate_args[@]+"${validate_args[@]}"} || validate_rc=$?
+loom_stamp results/validate.txt
 [[ $validate_rc -eq 0 ]] || fail_validate results/validate.txt "$validate_rc"
 
 # The transformer-layer shapes at M <= 1024, as listed and ragged, through the entry point gemm
 # (full and quick runs; LOOM_LLM_SWEEP=0 leaves them out of a full run, with the llm timing sweeps).
-rm -f results/validate_llm.txt results/validate_llm_ragged.txt
+rm -f results/validate_llm.txt results/validate_llm_ragged.txt results/validate_llm*.txt.commit
 if ((llm)); then
   step "loom-validate llm sweeps"
   llm_validate_args=()
@@ -145,6 +146,7 @@ if ((llm)); then
     out=results/validate_${sweep//-/_}.txt
     "$BUILD_DIR/loom-validate" --sweep=$sweep --kernels=gemm --quiet --output="$out" \
       ${llm_validate_args[@]+"${llm_validate_args[@]}"} || validate_rc=$?
+    loom_stamp "$out"
     [[ $validate_rc -eq 0 ]] || fail_validate "$out" "$validate_rc"
   done
 fi

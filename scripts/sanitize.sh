@@ -67,6 +67,7 @@ for tool in ${TOOLS:-memcheck racecheck synccheck initcheck}; do
     set -e
     [[ $r -eq 0 ]] || rc=$r
   done
+  loom_stamp "$log"
   summary=$(grep -Eo 'ERROR SUMMARY: [0-9]+ errors?' "$log" | tail -n1 || true)
   if [[ $rc -eq 0 ]]; then
     echo "$tool: ok (${summary:-no error summary}) - $log"

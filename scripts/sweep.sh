@@ -45,6 +45,7 @@ else
     | tee "$out_dir/bench.txt" || rc=$?
 fi
 if [[ -s $json ]]; then
+  loom_stamp "$json"
   echo "sweep.sh: JSON in $json, console table in $out_dir/bench.txt" >&2
 else
   echo "sweep.sh: loom-bench wrote no JSON (exit status $rc)" >&2
