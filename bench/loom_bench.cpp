@@ -1090,7 +1090,7 @@ int enumerate(Options const& o, std::vector<harness::Case> const& cases) {
     // The configuration a kernel with several would pick (KernelInfo::plan; aligned operands only:
     // a misaligned case's path is decided by its addresses, which only the run has).
     if (b.kind == Kind::kernel && b.kernel->plan && b.misalign == 0)
-      std::printf("  plan: %s\n", b.kernel->plan(b.problem, g.info.cc).c_str());
+      std::printf("  plan: %s\n", b.kernel->plan(b.problem, g.info.cc, o.shared.device.sms.value_or(0)).c_str());
     // What the run checks the row against before timing it, and so the dispositions it can get.
     std::string const reference = reference_for(b);
     if (reference == "cublas")
@@ -1427,6 +1427,8 @@ int main(int argc, char** argv) {
   if (!g.use_loom && !g.use_cublas && !g.use_memcpy) die("--providers: name at least one of loom, cublas, memcpy", 2);
   if (o.shared.device.cc && !o.shared.device.enumerate && !o.repro)
     die("--compute-capability is for --mode=enumerate and --repro (a run takes the GPU's)", 2);
+  if (o.shared.device.sms && !o.shared.device.enumerate)
+    die("--sms is for --mode=enumerate (a run takes the GPU's)", 2);
   if (o.verification != "on" && o.verification != "off")
     die("--verification is on or off, found \"" + o.verification + "\"", 2);
   g.verify = o.verification == "on";

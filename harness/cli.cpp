@@ -213,6 +213,10 @@ void DeviceOptions::add(CLI::App& app, Tool tool) {
                      "running anything (no GPU needed)");
   cc_opt = app.add_option("--compute-capability", cc_text,
                           "enumerate: the GPU to plan for, e.g. 90 or 9.0 (default: GPU --device's, else 90)");
+  if (tool == Tool::bench)
+    sms_opt = app.add_option("--sms", sms_text,
+                             "enumerate: the multiprocessors of the GPU to plan for, e.g. 114 for an H100 PCIe "
+                             "(default: GPU --device's, else 132)");
 }
 
 void DeviceOptions::parse() {
@@ -220,6 +224,7 @@ void DeviceOptions::parse() {
   if (mode != "run" && mode != "enumerate") throw UsageError("--mode is run or enumerate, found \"" + mode + "\"");
   enumerate = mode == "enumerate";
   if (cc_opt->count()) cc = compute_capability(cc_text);
+  if (sms_opt && sms_opt->count()) sms = int(unsigned_value("--sms", sms_text, 1, 1024));
 }
 
 void RunOptions::add(CLI::App& app, Tool tool) {

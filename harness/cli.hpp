@@ -101,6 +101,9 @@ struct DeviceOptions {
   int device = 0;
   bool enumerate = false;
   std::optional<int> cc;  // --compute-capability
+  std::string sms_text;
+  CLI::Option* sms_opt = nullptr;
+  std::optional<int> sms;  // --sms (loom-bench only)
 
   void add(CLI::App&, Tool);
   void parse();

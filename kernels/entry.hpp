@@ -31,7 +31,8 @@ std::string check(Problem const& p);
 // The path gemm() takes for these operands ("tma <plan>, <epilogue>" or "sm80 (why)").
 std::string path(Problem const& p, Operands const& ops);
 // The same from the case alone, for operands at aligned addresses, on a device with `sms` SMs (no
-// GPU needed), less the epilogue.
+// GPU needed; 0: the current GPU's, with its measured cluster residency, else 132), less the
+// epilogue.
 std::string plan(Problem const& p, int sms);
 }  // namespace sm90
 

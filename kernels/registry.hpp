@@ -32,11 +32,12 @@ struct KernelInfo {
   // the path launch() takes for these operands; launch() follows the same function, so what
   // validate and bench report is what ran. Empty function: one path.
   std::function<std::string(Problem const&, Operands const&)> path;
-  // The path path() would name on a device of compute capability `cc` for operands at 256-byte
-  // aligned addresses, less the epilogue (which D's address also decides), from the case alone: no
-  // GPU, buffers or driver needed (loom-bench --mode=enumerate prints it). Without a GPU, sm90
-  // plans for an H100's 132 SMs. Empty function: one path.
-  std::function<std::string(Problem const&, int cc)> plan;
+  // The path path() would name on a device of compute capability `cc` and `sms` multiprocessors
+  // for operands at 256-byte aligned addresses, less the epilogue (which D's address also decides),
+  // from the case alone: no GPU, buffers or driver needed (loom-bench --mode=enumerate prints it).
+  // sms 0: the current GPU's (with its measured cluster residency), else an H100's 132. Empty
+  // function: one path.
+  std::function<std::string(Problem const&, int cc, int sms)> plan;
   int max_cc = 0;  // the newest compute capability it runs on (0: any); sm_90a code runs on 9.0 alone
 };
 

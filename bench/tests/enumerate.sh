@@ -34,6 +34,17 @@ check "plan: ccc at M = 1 (lda = 1, one row) takes TMA" '^  plan: sm90: tma [0-9
 check "plan: fp32 is fma" '^  plan: fma$'
 "$bench" --mode=enumerate --kernels=gemm --dtypes=bf16 --layouts=rcr --m=2 --n=4096 --k=4095 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
 check "plan: lda = 4095 goes to sm80" '^  plan: sm90: sm80 \(lda is not a multiple of 8 elements\)$'
+# --sms plans for a named card: an H100 PCIe's 114 SMs change some of the llm sweep's picks (fewer
+# clusters a wave), and the picks of 132 SMs are the default's without a GPU.
+"$bench" --mode=enumerate --sweep=llm --kernels=gemm --dtypes=bf16 --layouts=rcr --compute-capability=9.0 --sms=132 | grep '^  plan' >"$tmp/p132"
+"$bench" --mode=enumerate --sweep=llm --kernels=gemm --dtypes=bf16 --layouts=rcr --compute-capability=9.0 --sms=114 | grep '^  plan' >"$tmp/p114"
+[[ -s $tmp/p132 ]] && ! cmp -s "$tmp/p132" "$tmp/p114" && echo "ok   --sms: 114 SMs plan differently from 132" ||
+  { echo "FAIL --sms: the same plans for 114 and 132 SMs"; fail=1; }
+[[ $(wc -l <"$tmp/p132") -eq $(wc -l <"$tmp/p114") ]] && echo "ok   --sms: a plan line per row either way" || { echo "FAIL --sms: plan lines differ in number"; fail=1; }
+if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+  "$bench" --mode=enumerate --sweep=llm --kernels=gemm --dtypes=bf16 --layouts=rcr --compute-capability=9.0 | grep '^  plan' >"$tmp/pdef"
+  cmp -s "$tmp/p132" "$tmp/pdef" && echo "ok   --sms: without a GPU the default is 132" || { echo "FAIL --sms: the default without a GPU is not 132's"; fail=1; }
+fi
 "$bench" --mode=enumerate --kernels=gemm --dtypes=bf16 --layouts=rcr --m=256 --compute-capability=8.0 >"$tmp/out" 2>"$tmp/err"
 check "plan at 8.0: sm80" '^  plan: sm80$'
 
@@ -65,7 +76,7 @@ check "tags after sweep=llm" '^sm80/bf16/rcr/1x4096x4096 +would_run +.*sweep=llm
 check "--list header" '^kernel +op +dtypes +min_cc +description$'
 check "--list sm90" '^sm90 +gemm +f16, bf16 +9\.0 '
 
-for args in "--list=1" "--repro=1" "--repro --kernels=x*" "--mode=enumerate --kernels=x*" "--mode=enumerate --providers=foo" "--mode=enumerate --kernels=sm90 --ignore-kernels=sm*" "--mode=enumerate --compute-capability=nine" "--mode=time" "--compute-capability=90"; do
+for args in "--list=1" "--repro=1" "--repro --kernels=x*" "--mode=enumerate --kernels=x*" "--mode=enumerate --providers=foo" "--mode=enumerate --kernels=sm90 --ignore-kernels=sm*" "--mode=enumerate --compute-capability=nine" "--mode=time" "--compute-capability=90" "--mode=enumerate --sms=0" "--mode=enumerate --sms=x" "--sms=114"; do
   rc=0
   # shellcheck disable=SC2086
   "$bench" $args >"$tmp/out" 2>"$tmp/err" || rc=$?

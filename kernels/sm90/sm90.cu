@@ -311,7 +311,7 @@ KernelInfo sm90_kernel_info() {
                "accumulation; sm80 where TMA cannot read A or B",
                sm90::check, sm90::gemm};
   k.path = sm90::path;
-  k.plan = [](Problem const& p, int) { return sm90::plan(p, 0); };
+  k.plan = [](Problem const& p, int, int sms) { return sm90::plan(p, sms); };
   k.max_cc = 90;  // sm_90a code (wgmma, setmaxnreg) runs on compute capability 9.0 alone
   return k;
 }
