@@ -1,7 +1,7 @@
 # loom_check_fetchable(<what> <debian package> <url>): stop the configure with one message naming
 # the Debian package to install when <url> (the git server FetchContent would clone <what> from)
 # cannot be reached. Without this check, a machine with neither the package nor a network gets
-# FetchContent's git error, which names neither. Works in script mode too (tests/scripts/deps.sh).
+# FetchContent's git error, which names neither. Works in script mode too (tests/cli/scripts/deps.sh).
 # LOOM_FETCH_CHECK_URL, where set, replaces <url> (the test points it at a closed port).
 function(loom_check_fetchable what deb url)
   if(DEFINED LOOM_FETCH_CHECK_URL)

@@ -4,7 +4,7 @@
 # Usage: bash ncu_summary_smoke.sh PYTHON3
 set -uo pipefail
 py=${1:?usage: ncu_summary_smoke.sh PYTHON3}
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -2,7 +2,7 @@
 # scripts/profile.sh's own arguments, checked before it builds or looks for a GPU: each bad one gets
 # one line on stderr and exit status 2; --baseline is taken (it profiles the cuBLAS row instead).
 set -uo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 prof="$root/scripts/profile.sh"
 fail=0
 bad() {  # expected-pattern args...

@@ -6,7 +6,7 @@
 # the second time), that --quick hands every tool its small sweep, and that --quick writes
 # results/ only. No GPU needed; the real tools' own tests are elsewhere.
 set -uo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0

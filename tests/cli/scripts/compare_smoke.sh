@@ -2,7 +2,7 @@
 # scripts/compare.sh on two synthetic loom-bench JSON files: verdicts beyond the threshold and the
 # noise, cases in one file only, errors, --fail-on-slower, and one-line errors for bad input.
 set -uo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 cmp="$root/scripts/compare.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by bench/tests/*.sh as: source lib.sh "$@" ($1: path to loom-bench). Sets bench, a
+# Sourced by tests/cli/bench/*.sh as: source lib.sh "$@" ($1: path to loom-bench). Sets bench, a
 # temporary directory tmp (removed on exit) and fail=0, and defines check NAME FILE REGEX: "ok" when
 # an extended regex matches a line of FILE, else "FAIL" with FILE's head and fail=1.
 set -uo pipefail

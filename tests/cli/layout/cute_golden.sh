@@ -13,11 +13,11 @@
 # breaks the op's contract: loom-layout must add exactly one `loom-layout: warning:` line on stderr
 # there, and no other line may warn.
 #
-#   bash tests/cli/cute_golden.sh path/to/loom-layout [FIXTURE [EXCEPTIONS [WARNINGS]]]
+#   bash tests/cli/layout/cute_golden.sh path/to/loom-layout [FIXTURE [EXCEPTIONS [WARNINGS]]]
 source "$(dirname "${BASH_SOURCE[0]}")/lib/expect.sh" "$@"  # LOOM, and the scratch folder $_tmp
-FIXTURE=${2:-"$(dirname "${BASH_SOURCE[0]}")/../golden/cute_4_7_0.txt"}
-EXCEPTIONS=${3:-"$(dirname "${BASH_SOURCE[0]}")/../golden/contract_exceptions.txt"}
-WARNINGS=${4:-"$(dirname "${BASH_SOURCE[0]}")/../golden/contract_warnings.txt"}
+FIXTURE=${2:-"$(dirname "${BASH_SOURCE[0]}")/../../golden/cute_4_7_0.txt"}
+EXCEPTIONS=${3:-"$(dirname "${BASH_SOURCE[0]}")/../../golden/contract_exceptions.txt"}
+WARNINGS=${4:-"$(dirname "${BASH_SOURCE[0]}")/../../golden/contract_warnings.txt"}
 if [[ ! -r $FIXTURE || ! -r $EXCEPTIONS || ! -r $WARNINGS ]]; then
   echo "FATAL: cannot read $FIXTURE, $EXCEPTIONS or $WARNINGS" >&2
   exit 1

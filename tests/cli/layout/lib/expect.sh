@@ -1,7 +1,7 @@
 # shellcheck shell=bash
-# Helpers for tests/cli/*.sh, sourced as:  source "$(dirname "$0")/lib/expect.sh" "$@"
+# Helpers for tests/cli/layout/*.sh, sourced as:  source "$(dirname "$0")/lib/expect.sh" "$@"
 # $1 is the path of the loom-layout binary (tests/CMakeLists.txt passes it). Each check prints one
-# line; finish() exits non-zero if any check failed. This file does not match tests/cli/*.sh, so
+# line; finish() exits non-zero if any check failed. This file does not match tests/cli/layout/*.sh, so
 # it is not a test of its own.
 
 LOOM=${1:?usage: $0 path/to/loom-layout}

@@ -8,7 +8,7 @@ set -uo pipefail
 py=${1:?usage: plot_llm_smoke.sh PYTHON3 WORK_DIR}
 work=${2:?usage: plot_llm_smoke.sh PYTHON3 WORK_DIR}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd)
+root=$(cd "$here/../../.." && pwd)
 
 # The byte count and the label tags need neither pandas nor matplotlib: checked first, always.
 if ! "$py" -B -c "

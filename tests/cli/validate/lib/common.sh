@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by tests/cli_validate/*.sh as: source lib/common.sh "$@" ($1: path to loom-validate).
+# Sourced by tests/cli/validate/*.sh as: source lib/common.sh "$@" ($1: path to loom-validate).
 set -u
 VALIDATE=${1:?usage: $0 <path to loom-validate>}
 FAILS=0

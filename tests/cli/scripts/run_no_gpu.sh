@@ -2,7 +2,7 @@
 # scripts/run.sh on a machine without a GPU: one line, exit 1, and nothing built (it checks for the
 # GPU first). Skipped (77) where a GPU is present.
 set -uo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 if command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
   echo "skipped: a GPU is present"
   exit 77

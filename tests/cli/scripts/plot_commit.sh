@@ -4,7 +4,7 @@
 # GPU needed: the sections are built by extra_sections() alone, and loom_stamp is run as the scripts
 # run it.
 set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0

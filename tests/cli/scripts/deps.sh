@@ -4,7 +4,7 @@
 # real install: dpkg-query, apt-get, sudo and id are stubs on PATH that say what is installed and
 # record what was asked of them.
 set -uo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0

@@ -9,7 +9,7 @@ set -uo pipefail
 py=${1:?usage: plot_smoke.sh PYTHON3 WORK_DIR}
 work=${2:?usage: plot_smoke.sh PYTHON3 WORK_DIR}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd)
+root=$(cd "$here/../../.." && pwd)
 
 if ! "$py" -c "import pandas, matplotlib" 2>/dev/null; then
   echo "pandas or matplotlib missing; skipping"
