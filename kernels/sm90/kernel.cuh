@@ -73,6 +73,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_sm90_kernel(__grid_cons
   // release arrival fences every warp's memory: 0.5 µs a launch).
   cluster_arrive_relaxed();
 
+  // Each role's loop starts at its cluster's first unit, computed in the loop itself: computed once
+  // here, before the roles part, it stayed live across the consumers' loop and spilled the unit
+  // index of the 128x256 kernels.
   TileScheduler const& sched = p.sched;
   Ring<Cfg::kStages> ring;
   if (tid / 128 == 0) {  // producer load
