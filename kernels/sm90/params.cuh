@@ -1,7 +1,6 @@
 // sm90's kernel parameters: the one block the host fills (kernels/sm90/launch.cuh) and every piece
 // of the kernel reads. The schedule in it was decided on the host (kernels/sm90/schedule.hpp); the
-// kernel derives no count of its own, and reads the tile scheduler's fields from the parameter
-// block as it needs them (kept in registers for the whole kernel, they cost the consumers spills).
+// kernel derives no count of its own: it reads the tile scheduler's fields from this block.
 #pragma once
 
 #include <cuda.h>

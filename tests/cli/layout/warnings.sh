@@ -4,30 +4,6 @@
 # Where the contract holds, stderr stays empty (every `expect` in the other scripts checks that too).
 source "$(dirname "${BASH_SOURCE[0]}")/lib/expect.sh" "$@"
 
-# expect_warning EXPECTED 'FRAGMENT|...' ARGS...: exit 0, stdout exactly EXPECTED, stderr exactly one
-# line starting with "loom-layout: warning: " and holding every fragment.
-expect_warning() {
-  local want=$1 fragments=$2
-  shift 2
-  _checks=$((_checks + 1))
-  _run "$@"
-  local lines problems=() frag
-  lines=$(printf '%s' "$_err" | grep -c '')
-  [[ $_rc -eq 0 ]] || problems+=("exit status $_rc")
-  [[ $_out == "$want" ]] || problems+=("stdout: $_out, want $want")
-  [[ $lines -eq 1 ]] || problems+=("stderr has $lines lines, want 1")
-  [[ $_err == "loom-layout: warning: "* ]] || problems+=("stderr does not start with 'loom-layout: warning: '")
-  IFS='|' read -r -a frags <<<"$fragments"
-  for frag in "${frags[@]}"; do
-    [[ $_err == *"$frag"* ]] || problems+=("stderr lacks: $frag")
-  done
-  if ((${#problems[@]})); then
-    _fail "$(_show_args "$@")" "${problems[@]}" "stderr: $_err"
-  else
-    echo "ok:   loom-layout $(_show_args "$@")  ->  $_out + $_err"
-  fi
-}
-
 # (2,2):(1,1) maps 1 and 2 both to 1, so no R gives both back; CuTe answers 2:2 (R(A(1)) = R(1) = 2).
 expect_warning 2:2 'left_inverse: A is not injective (A(1) = A(2) = 1)' left_inverse '(2,2):(1,1)'
 # (3,4):(4,2): A(1) = 4 = A(0 + 3*2) = 2*2

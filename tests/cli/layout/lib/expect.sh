@@ -55,21 +55,46 @@ expect_error() {
   shift
   _checks=$((_checks + 1))
   _run "$@"
-  local lines problems=() frag
-  lines=$(printf '%s' "$_err" | grep -c '')
+  local problems=()
   [[ $_rc -ne 0 ]] || problems+=("exit status is 0")
   [[ -z $_out ]] || problems+=("stdout is not empty: $_out")
-  [[ $lines -eq 1 ]] || problems+=("stderr has $lines lines, want 1")
-  [[ $_err == "loom-layout: "* ]] || problems+=("stderr does not start with 'loom-layout: '")
-  IFS='|' read -r -a frags <<<"$fragments"
-  for frag in "${frags[@]}"; do
-    [[ $_err == *"$frag"* ]] || problems+=("stderr lacks: $frag")
-  done
+  _one_stderr_line "loom-layout: " "$fragments"
   if ((${#problems[@]})); then
     _fail "$(_show_args "$@")" "${problems[@]}" "stderr: $_err"
   else
     echo "ok:   loom-layout $(_show_args "$@")  ->  exit $_rc: $_err"
   fi
+}
+
+# expect_warning EXPECTED 'FRAGMENT|...' ARGS...: exit 0, stdout exactly EXPECTED, stderr exactly one
+# line starting with "loom-layout: warning: " and holding every fragment.
+expect_warning() {
+  local want=$1 fragments=$2
+  shift 2
+  _checks=$((_checks + 1))
+  _run "$@"
+  local problems=()
+  [[ $_rc -eq 0 ]] || problems+=("exit status $_rc")
+  [[ $_out == "$want" ]] || problems+=("stdout: $_out, want $want")
+  _one_stderr_line "loom-layout: warning: " "$fragments"
+  if ((${#problems[@]})); then
+    _fail "$(_show_args "$@")" "${problems[@]}" "stderr: $_err"
+  else
+    echo "ok:   loom-layout $(_show_args "$@")  ->  $_out + $_err"
+  fi
+}
+
+# Appends to the caller's `problems` what is wrong with $_err: not exactly one line, not starting
+# with PREFIX, or lacking one of the '|'-separated FRAGMENTS.
+_one_stderr_line() {
+  local prefix=$1 frag lines
+  lines=$(printf '%s' "$_err" | grep -c '')
+  [[ $lines -eq 1 ]] || problems+=("stderr has $lines lines, want 1")
+  [[ $_err == "$prefix"* ]] || problems+=("stderr does not start with '$prefix'")
+  IFS='|' read -r -a frags <<<"$2"
+  for frag in "${frags[@]}"; do
+    [[ $_err == *"$frag"* ]] || problems+=("stderr lacks: $frag")
+  done
 }
 
 # expect_known_bug ISSUE EXPECTED ARGS...: EXPECTED is CuTe's answer, which the layout core does
