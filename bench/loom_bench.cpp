@@ -344,6 +344,7 @@ struct Global {
   int incorrect = 0;
   std::string first_incorrect;
   bool progress = false;  // --progress
+  int plans = 0;  // --plans: rows per kernel row for the model's best plans
 };
 Global g;
 
@@ -458,6 +459,7 @@ struct Bench {
   std::string label;  // as planned: dtype=...; layout=...[; out_dtype=...][; the row's own][; sweep][; tags]
   std::size_t fields_len = 0;  // label.substr(0, fields_len): dtype, layout, out_dtype; disposition goes after
   std::string repro;  // a loom-bench command that times this case again (harness::bench_repro_command)
+  std::string plan;   // --plans: the plan this row forces (KernelInfo::launch_plan's spec), or "" (the kernel's own)
   bool bandwidth = true;  // throughput in GB/s (add, memcpy) or TFLOP/s (gemm)
   double work = 0;        // bytes moved or flops per launch
   double peak = 0;        // same unit as the throughput; 0: unknown
@@ -486,6 +488,7 @@ std::function<std::string()> make_launcher(Bench const& b) {
       KernelInfo const* k = b.kernel;
       Problem const p = b.problem;
       int const cc = g.info.cc;
+      if (!b.plan.empty()) return [=, plan = b.plan] { return loom::run_kernel_plan(*k, p, ops, s, cc, plan); };
       return [=] { return loom::run_kernel(*k, p, ops, s, cc); };
     }
     case Kind::cublas: {
@@ -817,7 +820,7 @@ void run_bench(benchmark::State& st, Bench const& b) {
       st.counters["vs_cublas"] = benchmark::Counter(thr / it->second);
     }
     std::string label = label_with(b, disposition);
-    if (b.kind == Kind::kernel) {  // which path ran (KernelInfo::path), for kernels that have several
+    if (b.kind == Kind::kernel && b.plan.empty()) {  // which path ran (KernelInfo::path), for kernels that have several
       std::string const path = loom::kernel_path(*b.kernel, b.problem, case_buffers(b.problem, b.misalign).operands());
       if (!path.empty()) label = "path=" + path + (label.empty() ? "" : "; " + label);
     }
@@ -1040,6 +1043,19 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
       kb.fields_len = fields.size();
       kb.repro = repro(k->name, "");
       out.push_back(kb);
+      // --plans: the model's best plans, each a row of its own, named kernel[plan=SPEC], labelled
+      // with the plan in words and the model's estimate (the first is the model's choice: the
+      // kernel's own row runs it too).
+      if (g.plans > 0 && k->ranked_plans && grp.misalign == 0) {
+        for (loom::PlanChoice const& c : k->ranked_plans(p, g.plans)) {
+          Bench pb = kb;
+          pb.plan = c.spec;
+          pb.name = loom::case_name(k->name + "[plan=" + c.spec + "]", p) + suffix;
+          pb.label = tagged("plan=" + c.spec + "; plan_desc=" + c.description + "; estimate_us=" + fmt_real(c.estimate_us) +
+                            (c.inputs.empty() ? "" : "; " + c.inputs));
+          out.push_back(pb);
+        }
+      }
     }
   }
   return out;
@@ -1261,6 +1277,11 @@ int main(int argc, char** argv) {
                  "with cuBLAS (fp64 on the host where cuBLAS lacks the case), as loom-validate does; every row's "
                  "label says its disposition (passed, incorrect, not_verified), and an incorrect one makes the exit "
                  "status 1. off: no check (every row not_verified), e.g. for profiling");
+  app.add_option("--plans", g.plans,
+                 "For a kernel that plans each problem with a model (sm90): also time its model's N best plans "
+                 "for each case, each a row named KERNEL[plan=SPEC]/... and labelled plan=SPEC; plan_desc=...; "
+                 "estimate_us=... (the first is the model's choice; SPEC is LOOM_SM90_PLAN's form) (default: 0)")
+      ->check(CLI::Range(0, 1000));
   app.add_flag("--list-kernels", o.list_kernels,
                "List the kernels for scripts: one tab-separated line each of name, op, dtypes, description")
       ->disable_flag_override();

@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include <string>
+#include <vector>
 
 #include "kernels/problem.hpp"
 
@@ -34,6 +35,11 @@ std::string path(Problem const& p, Operands const& ops);
 // GPU needed; 0: the current GPU's, with its measured cluster residency, else 132), less the
 // epilogue.
 std::string plan(Problem const& p, int sms);
+// The model's `count` best plans for the case on the current GPU (its choice first), and gemm()
+// with one of them (a PlanChoice's spec, LOOM_SM90_PLAN's form) instead of the model's:
+// cudaErrorInvalidValue when the spec names no plan or one the operands' majornesses do not take.
+std::vector<PlanChoice> ranked_plans(Problem const& p, int count);
+cudaError_t gemm_plan(Problem const& p, Operands const& ops, cudaStream_t stream, std::string const& spec);
 }  // namespace sm90
 
 }  // namespace loom

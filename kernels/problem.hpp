@@ -54,4 +54,12 @@ struct Operands {
   void* d = nullptr;
 };
 
+// One plan of a kernel that plans each problem (sm90): its spec (what the kernel's launch_plan
+// takes), the plan in words, and the kernel's model's estimate of its time.
+struct PlanChoice {
+  std::string spec, description;
+  double estimate_us = 0;
+  std::string inputs;  // what the model read of the device, as key=value pairs separated by "; "
+};
+
 }  // namespace loom

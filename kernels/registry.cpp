@@ -65,4 +65,16 @@ std::string run_kernel(KernelInfo const& k, Problem const& p, Operands const& op
   return {};
 }
 
+std::string run_kernel_plan(KernelInfo const& k, Problem const& p, Operands const& ops, cudaStream_t s, int cc,
+                            std::string const& spec) {
+  if (!k.launch_plan) return k.name + " has no plans to choose from";
+  std::string why = why_unsupported(k, p, cc);
+  if (!why.empty()) return why;
+  cudaError_t e = k.launch_plan(p, ops, s, spec);
+  if (e == cudaErrorInvalidValue) return k.name + ": plan " + spec + " is not one this case can take";
+  if (e == cudaSuccess) e = cudaGetLastError();
+  if (e != cudaSuccess) return k.name + " (plan " + spec + "): " + cudaGetErrorString(e);
+  return {};
+}
+
 }  // namespace loom

@@ -39,6 +39,11 @@ struct KernelInfo {
   // function: one path.
   std::function<std::string(Problem const&, int cc, int sms)> plan;
   int max_cc = 0;  // the newest compute capability it runs on (0: any); sm_90a code runs on 9.0 alone
+  // For a kernel that plans each problem with a model (sm90): the model's `count` best plans for the
+  // case on the current GPU, its choice first, and launch() with one of them instead of the
+  // model's (loom-bench --plans times them). Empty functions: no plans.
+  std::function<std::vector<PlanChoice>(Problem const&, int count)> ranked_plans;
+  std::function<cudaError_t(Problem const&, Operands const&, cudaStream_t, std::string const& spec)> launch_plan;
 };
 
 // The path `k` takes for this case, or "" for a kernel with one path.
@@ -54,5 +59,8 @@ std::string why_unsupported(KernelInfo const& k, Problem const& p, int cc);
 // Checks, launches, and checks the launch. Returns an empty string on success, else a one-line
 // reason (unsupported case or CUDA error).
 std::string run_kernel(KernelInfo const& k, Problem const& p, Operands const& ops, cudaStream_t s, int cc);
+// The same with plan `spec` (one of k.ranked_plans's) instead of the kernel's own choice.
+std::string run_kernel_plan(KernelInfo const& k, Problem const& p, Operands const& ops, cudaStream_t s, int cc,
+                            std::string const& spec);
 
 }  // namespace loom

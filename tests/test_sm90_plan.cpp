@@ -64,29 +64,28 @@ TEST(Sm90Plan, FewTilesTakeHalfHeightTilesBeforeSplitting) {
 }
 
 TEST(Sm90Plan, APartialLastWaveIsSplitAlone) {
-  // 1024 x 14336 on 128x256: 448 CTA tiles are 3.4 waves of 132; the last 0.4 wave is split, the
-  // three whole waves are not.
-  Plan const p = plan_of(1024, 14336, 4096);
+  // 2048 x 11008 on 128x256: 16 x 44 = 704 CTA tiles are 5.3 waves of 132; the last 0.3 wave is
+  // split, the five whole waves are not.
+  Plan const p = plan_of(2048, 11008, 4096);
   EXPECT_TRUE(p.tail) << describe(p);
   EXPECT_GT(p.splits, 1) << describe(p);
   EXPECT_NE(describe(p).find("on the last wave"), std::string::npos) << describe(p);
-  TileShape const t = kTileShapes[p.shape];
-  EXPECT_LT(p.us, estimate_us(t, 1, 1024, 14336, 4096, 132, 2, false));
+  EXPECT_LT(p.us, estimate_us(p.shape, 1, 2048, 11008, 4096, 132, 2, false));
   // Waves that come out whole have no tail: the estimate is the whole tiles' (8448 x 2048 on
   // 128x128 is 66 x 16 = 1056 CTA tiles, 8 whole waves).
-  EXPECT_DOUBLE_EQ(estimate_us(kTileShapes[1], 2, 8448, 2048, 4096, 132, 2, false, {}, true),
-                   estimate_us(kTileShapes[1], 1, 8448, 2048, 4096, 132, 2, false));
+  EXPECT_DOUBLE_EQ(estimate_us(1, 2, 8448, 2048, 4096, 132, 2, false, {}, true),
+                   estimate_us(1, 1, 8448, 2048, 4096, 132, 2, false));
   // Less than a wave: the tail is every tile, the classic split.
-  EXPECT_DOUBLE_EQ(estimate_us(kTileShapes[1], 2, 256, 4096, 4096, 132, 2, false, {}, true),
-                   estimate_us(kTileShapes[1], 2, 256, 4096, 4096, 132, 2, false));
+  EXPECT_DOUBLE_EQ(estimate_us(1, 2, 256, 4096, 4096, 132, 2, false, {}, true),
+                   estimate_us(1, 2, 256, 4096, 4096, 132, 2, false));
 }
 
 TEST(Sm90Plan, NarrowTilesNeedAKMajorB) {
   // ccc with a small M: B (as the kernel sees it after the swap) is mn-major, so no 128x16.
   for (std::int64_t m : {1, 16, 64}) {
     Plan const p = plan_of(m, 4096, 4096, /*a_k_major=*/false, /*b_k_major=*/true);
-    bool const b_k_major = p.swap ? false : true;
-    EXPECT_TRUE(b_k_major || tile_takes_mn_major_b(kTileShapes[p.shape])) << m << ": " << describe(p);
+    bool const a_k_major = p.swap ? true : false, b_k_major = p.swap ? false : true;
+    EXPECT_TRUE(tile_takes(kTileShapes[p.shape], a_k_major, b_k_major)) << m << ": " << describe(p);
   }
 }
 
@@ -104,7 +103,7 @@ TEST(Sm90Plan, EveryChoiceKeepsItsLimits) {
     ASSERT_GE(p.shape, 0);
     ASSERT_LT(p.shape, kTileShapeCount);
     TileShape const t = kTileShapes[p.shape];
-    EXPECT_TRUE((p.swap ? ak : bk) || tile_takes_mn_major_b(t));
+    EXPECT_TRUE(tile_takes(t, p.swap ? bk : ak, p.swap ? ak : bk));
     EXPECT_GE(p.splits, 1);
     if (p.splits > 1) {
       EXPECT_GE(ceil_div(k, kTileK) / p.splits, 4);
@@ -117,7 +116,7 @@ TEST(Sm90Plan, EveryChoiceKeepsItsLimits) {
       EXPECT_LE(sc.split_ctas(), 132);
     }
     // No candidate the model rejected is estimated faster than the choice.
-    EXPECT_LE(p.us, estimate_us(kTileShapes[0], 1, m, n, k, 132, 2, false) * 1.0011);
+    EXPECT_LE(p.us, estimate_us(0, 1, m, n, k, 132, 2, false) * 1.0011);
   }
 }
 

@@ -151,7 +151,7 @@ TEST(Sm90Instances, EveryPlanHasItsInstanceAndNoOtherIsBuilt) {
   for (int s = 0; s < kTileShapeCount; ++s)
     for (bool ak : {true, false})
       for (bool bk : {true, false})
-        if (bk || tile_takes_mn_major_b(kTileShapes[s])) takes.insert({s, ak, bk});
+        if (tile_takes(kTileShapes[s], ak, bk)) takes.insert({s, ak, bk});
   EXPECT_EQ(built, takes);
 }
 

@@ -2,11 +2,13 @@
 // loop is done. Split units first go through the split-K fixup; then D is stored with TMA through
 // shared memory, or straight from the registers.
 //
-// TMA store (store_d_tma), when the tile shape has it (BN a multiple of 64), beta == 0, D is not
+// TMA store (store_d_tma), when the tile shape has it (BN a multiple of 32), beta == 0, D is not
 // swapped and D's base and row stride are multiples of 16 bytes (the launcher decides:
 // Params::tma_store): each warpgroup writes its 64 x BN accumulators, times alpha and converted to
 // D's type, into shared memory one 64-row x 128-byte sub-tile at a time (under the 128-byte
-// swizzle, placed by partition_C of a swizzled smem view: conflict-free), fences the async proxy,
+// swizzle, placed by partition_C of a swizzled smem view: conflict-free; 64-byte sub-tiles under
+// the 64-byte swizzle where BN's row of D is not a whole number of 128 bytes, e.g. 96 or 160
+// bf16 columns: epilogue_row_bytes), fences the async proxy,
 // and one thread TMA-stores the sub-tile, which clips at D's edges. Two buffers per warpgroup: a
 // buffer is rewritten once the store that read it two sub-tiles ago has finished reading
 // (cp.async.bulk.wait_group.read), and the next tile's wgmmas start while the last stores drain.
@@ -37,18 +39,30 @@
 
 namespace loom::sm90 {
 
+// The bytes of a row of one TMA-store sub-tile for a tile kBN wide of elem_bytes elements: 128 (the
+// 128-byte swizzle), or 64 (the 64-byte swizzle) where the tile's row is not a whole number of 128
+// bytes. The kernel's buffers and the launcher's map of D (make_tma_store_map) both read it.
+constexpr int epilogue_row_bytes(int bn, int elem_bytes) { return (bn * elem_bytes) % 128 == 0 ? 128 : 64; }
+// D's TMA-store box for that sub-tile: (64 rows, the row's columns) row-major, the K-major GMMA
+// atom of that swizzle tiled over it.
+constexpr SwizzleLayout epilogue_box(int bn, int elem_bytes) {
+  int const row = epilogue_row_bytes(bn, elem_bytes);
+  return tile_to_shape(gmma_atom(GmmaMajor::kK, row == 128 ? GmmaSwizzle::k128B : GmmaSwizzle::k64B, elem_bytes * 8),
+                       make_shape(64, row / elem_bytes));
+}
+
 // The TMA-store epilogue of output type T: one consumer warpgroup's 64 x kBN accumulators go out in
-// sub-tiles of 64 rows x kCols columns (128 bytes), each written to a shared buffer under the
-// 128-byte swizzle (conflict-free: the 8 rows of a store instruction land in 8 different 16-byte
-// chunks) and stored by one TMA box, which clips at D's edges.
+// sub-tiles of 64 rows x kCols columns (128 or 64 bytes), each written to a shared buffer under the
+// swizzle of that width (conflict-free for 128: the 8 rows of a store instruction land in 8
+// different 16-byte chunks) and stored by one TMA box, which clips at D's edges.
 template <class T, int kBN>
 struct EpilogueConfig {
   static constexpr int kBits = int(sizeof(T)) * 8;
-  static constexpr int kCols = 128 / int(sizeof(T));
+  static constexpr int kRowBytes = epilogue_row_bytes(kBN, int(sizeof(T)));
+  static constexpr int kCols = kRowBytes / int(sizeof(T));
   static constexpr int kSubtiles = kBN / kCols;
   static constexpr Tile kSubtile = make_tile(64, kCols);
-  // The box: (64 rows, kCols) row-major, the K-major 128-byte GMMA atom's layout and swizzle.
-  static constexpr SwizzleLayout kBox = tile_to_shape(gmma_atom(GmmaMajor::kK, GmmaSwizzle::k128B, kBits), make_shape(64, kCols));
+  static constexpr SwizzleLayout kBox = epilogue_box(kBN, int(sizeof(T)));
   // The warpgroup's (64, kBN) tile seen through one buffer: sub-tile j's columns land on it (the
   // sub-tile index has stride 0; the base picks the buffer).
   static constexpr Layout kView = make_layout(make_shape(64, make_shape(kCols, kSubtiles)), make_stride(kCols, make_stride(1, 0)));
@@ -66,8 +80,8 @@ struct EpilogueConfig {
     for (int r = 0; r < 64; r += 7)
       for (int c = 0; c < kBN; c += 3)
         if (kView(make_shape(r, make_shape(c % kCols, c / kCols))) != kBox.layout(make_shape(r, c % kCols))) return false;
-    return kBN % kCols == 0 && kBox.swizzle == gmma_swizzle(GmmaSwizzle::k128B, kBits) &&
-           64 * kCols * int(sizeof(T)) == kEpiBufferBytes;
+    GmmaSwizzle const sw = kRowBytes == 128 ? GmmaSwizzle::k128B : GmmaSwizzle::k64B;
+    return kBN % kCols == 0 && kBox.swizzle == gmma_swizzle(sw, kBits) && 64 * kRowBytes <= kEpiBufferBytes;
   }
   static_assert(valid());
 };

@@ -89,16 +89,16 @@ std::string operand_tma(void const* ptr, GmemShape const& g, CUtensorMap* map) {
 // stores straight from the registers): beta != 0 (C is read by the direct path), D's m is its
 // contiguous mode (swapped), or D's base or row stride is not a multiple of 16 bytes. (Whether
 // the tile shape has the TMA-store epilogue at all is the caller's part: kernels/sm90/sm90.cu.)
-inline std::string make_tma_store_map(Args const& args, CUtensorMap* map) {
+inline std::string make_tma_store_map(Args const& args, int bn, CUtensorMap* map) {
 #if defined(__CUDA_ARCH__)
-  (void)args, (void)map;
+  (void)args, (void)bn, (void)map;
   return {};
 #else
   if (args.beta != 0.f) return "beta != 0";
   if (args.d_col) return "D is transposed";
   int const es = int(size_of(args.out));
-  SwizzleLayout const box = args.out == DType::f32 ? EpilogueConfig<float, 64>::kBox : EpilogueConfig<__half, 64>::kBox;
-  int const cols = 128 / es;
+  SwizzleLayout const box = epilogue_box(bn, es);  // EpilogueConfig<T, bn>::kBox
+  int const cols = epilogue_row_bytes(bn, es) / es;
   if (reinterpret_cast<std::uintptr_t>(args.d) % 16 != 0) return "D's base is not 16-byte aligned";
   if (args.gd.shape[0] > 1 && (args.gd.stride[0] * es) % 16 != 0) return "ldc is not a multiple of 16 bytes";
   TmaDesc d;
@@ -157,7 +157,7 @@ cudaError_t launch_instance(Args const& args, Schedule const& sched, bool bf16, 
     if (refusal) refusal->tma = true, refusal->why = err;
     return cudaErrorInvalidValue;
   }
-  p.tma_store = TileConfig<kShape>::kTmaStore && make_tma_store_map(args, &p.tma_d).empty();
+  p.tma_store = TileConfig<kShape>::kTmaStore && make_tma_store_map(args, Cfg::kBN, &p.tma_d).empty();
   p.shape_a = Coord<2>{{args.ga.shape[0], args.ga.shape[1]}};
   p.shape_b = Coord<2>{{args.gb.shape[0], args.gb.shape[1]}};
   p.ep = EpilogueArgs{args.c, args.d, Coord<2>{{args.gd.shape[0], args.gd.shape[1]}},

@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "kernels/sm90/schedule.hpp"
 #include "kernels/sm90/tile_menu.hpp"
@@ -58,35 +59,72 @@ struct PlanInput {
   friend bool operator==(PlanInput const&, PlanInput const&) = default;
 };
 
-// The machine the model assumes (H100 SXM): dense bf16/f16 tensor peak and 132 SMs and HBM3
-// bandwidth (published); the L2 -> SM bandwidth and per-SM rates fitted like the efficiencies:
-// what one SM's TMA loads stream at most and their latency, the split-K fixup's fixed cost and
-// rate per wave, and the fixed cost of a wave (pipeline fill from cold L2, epilogue drain).
-struct Machine {
-  double peak_flops = 989e12;
-  double dram_bw = 3.0e12;
-  double l2_bw = 9e12;
-  double sm_load_bw = 100e9;
-  // A stage's TMA round trip: the stages in flight bound an SM's rate. The fit gave 2.0 µs; 1.7
-  // since the kernel lost its end-of-launch cluster barrier, after which 64x64 whole measured
-  // 18.7-19.5 µs at 128 x 4096 x 4096 against 20.1-20.8 for the 64x128 split 2 that 2.0 picked (the
-  // only pick of the llm sweep that 1.7 changes).
-  double load_latency_us = 1.7;
-  double fixup_us = 1.0;
-  double fixup_bw = 35e9;
-  double wave_us = 4.0;
-  double overlap_loss = 0.1;  // the share of the smaller of compute and memory time not hidden
-  std::int64_t workspace_cap = std::int64_t(256) << 20;  // split-K partials, bytes
+// What the model reads of the card (cudaDeviceGetAttribute, kernels/sm90/sm90.cu): its highest SM
+// clock, its memory clock and bus width. The defaults are an H100 SXM's (80 GB HBM3) as the driver
+// reports them. The SM count and the clusters resident are the Residency's.
+struct Card {
+  double sm_clock_khz = 1980000;   // cudaDevAttrClockRate
+  double mem_clock_khz = 2619000;  // cudaDevAttrMemoryClockRate
+  int bus_bits = 5120;             // cudaDevAttrGlobalMemoryBusWidth
+  friend bool operator==(Card const&, Card const&) = default;
+  // DRAM bytes a second the bus carries at most: two transfers a memory clock.
+  constexpr double dram_peak() const { return mem_clock_khz * 1e3 * 2.0 * bus_bits / 8.0; }
 };
 
-// The estimate of schedule `sc` of tile shape t for a problem (m, n, k) in its orientation.
-inline double estimate_us(TileShape t, Schedule const& sc, std::int64_t m, std::int64_t n, std::int64_t k, int out_bytes,
+// The machine the model assumes: the card's facts, and what was fitted on timings (the fit's data
+// and tool: kernels/sm90/fit/). From the card: an SM's tensor peak (sm_90's 4096 dense bf16/f16
+// flops a clock, at a share of the highest clock: 989 TFLOP/s on an H100 SXM's 132 SMs, as
+// published), the DRAM bandwidth (a share of the bus's), the L2 -> SM bandwidth (bytes per SM
+// clock). Fitted: those shares and rates, what one SM's TMA loads stream at most and their
+// latency, the split-K fixup's fixed cost and rate per wave, and the fixed cost of a wave
+// (pipeline fill from cold L2, epilogue drain).
+//
+// The values are loom-sm90-fit's on kernels/sm90/fit/data (an H100 SXM's and an H200's timings,
+// 2026-11-26), rounded: on those 120 problems the model's pick among the timed plans is on average
+// 2.3% slower than the fastest timed one (docs/tuning/sm90.md, sixth round).
+struct Machine {
+  Card card;
+  double clock_share = 0.924;    // the SM clock under a sustained GEMM over the highest: 1830 / 1980 MHz
+  double dram_share = 0.797;     // of the bus's peak: 2.67 of an H100's 3.35 TB/s, 3.84 of an H200's 4.81
+  double l2_bytes_per_clk = 4918;  // 9.7 TB/s at 1980 MHz
+  double sm_load_bw = 93.7e9;
+  // A stage's TMA round trip: the stages in flight bound an SM's rate.
+  double load_latency_us = 1.955;
+  double fixup_us = 1.251;
+  double fixup_bw = 42.7e9;
+  double wave_us = 4.774;
+  double overlap_loss = 0.107;  // the share of the smaller of compute and memory time not hidden
+  // One CTA's main loop per k tile, in SM clocks: the longer of its wgmmas at a share of the tensor
+  // peak and wgmma's shared-memory reads (A's bm rows once, B's bn rows once per consumer
+  // warpgroup, each row 64 elements of K), plus a fixed cost (the barriers, the producer's turn).
+  // A narrow tile spends its reads of A on fewer flops, and its fixed cost on fewer clocks of math:
+  // what any width of the family sustains follows from these three, not from a table per shape.
+  double tensor_share = 1.0;
+  double smem_clk_per_row = 1.4;
+  double ktile_clk = 116.4;
+  std::int64_t workspace_cap = std::int64_t(256) << 20;  // split-K partials, bytes
+
+  static constexpr double kFlopsPerClock = 4096;  // dense bf16/f16 wgmma flops per SM per clock on sm_90
+  // The share of an SM's tensor peak one CTA of tile shape t sustains in its main loop.
+  constexpr double efficiency(TileShape t) const {
+    double const math = 2.0 * t.bm * t.bn * kTileK / kFlopsPerClock;
+    double const smem = double(t.bm + tile_consumers(t) * t.bn) * smem_clk_per_row;
+    return math / ((math / tensor_share > smem ? math / tensor_share : smem) + ktile_clk);
+  }
+  constexpr double sm_peak_flops() const { return kFlopsPerClock * card.sm_clock_khz * 1e3 * clock_share; }
+  constexpr double dram_bw() const { return dram_share * card.dram_peak(); }
+  constexpr double l2_bw() const { return l2_bytes_per_clk * card.sm_clock_khz * 1e3; }
+};
+
+// The estimate of schedule `sc` of tile shape `shape` for a problem (m, n, k) in its orientation.
+inline double estimate_us(int shape, Schedule const& sc, std::int64_t m, std::int64_t n, std::int64_t k, int out_bytes,
                           bool beta, Machine const& mc = {}) {
+  TileShape const t = kTileShapes[shape];
   // CTA tiles, in whole clusters; rounds of work units on the busiest cluster; the CTA tiles split.
   std::int64_t const tiles_m = sc.cluster_rows * sc.cluster_m, tiles_n = sc.tiles_n;
   std::int64_t const waves = sc.whole_rounds() + sc.split_rounds(), split = sc.split_ctas();
   std::int64_t const sm_k_tiles = sc.whole_rounds() * sc.k_tiles + sc.split_rounds() * sc.split_k_tiles();
-  double const sm_flops = mc.peak_flops / 132.0 * t.efficiency;
+  double const sm_flops = mc.sm_peak_flops() * mc.efficiency(t);
   double const ktile_us = 2.0 * t.bm * t.bn * kTileK / sm_flops * 1e6;
   double const compute = double(sm_k_tiles) * ktile_us;
   // DRAM: each operand once, D once (C once more); L2 -> SMs: every tile's panels, B's shared by
@@ -106,37 +144,45 @@ inline double estimate_us(TileShape t, Schedule const& sc, std::int64_t m, std::
   double const per_sm = double(sm_k_tiles) * kTileK * 2.0 * (t.bm + t.bn);
   double const in_flight = double(std::min(tile_stages(t), kModelStages)) * double(tile_stage_bytes(t));
   double const sm_rate = std::min(mc.sm_load_bw, in_flight / (mc.load_latency_us * 1e-6));
-  double const memory = std::max({dram / mc.dram_bw, l2 / mc.l2_bw, per_sm / sm_rate}) * 1e6;
+  double const memory = std::max({dram / mc.dram_bw(), l2 / mc.l2_bw(), per_sm / sm_rate}) * 1e6;
   return std::max(compute, memory) + mc.overlap_loss * std::min(compute, memory) + fixup + double(waves) * mc.wave_us;
 }
 
 // The same for a plan's tile shape and split on a device of `sms` SMs, every one of them taking a
 // cluster's CTA (Residency::of_sms).
-inline double estimate_us(TileShape t, int splits, std::int64_t m, std::int64_t n, std::int64_t k, int sms,
+inline double estimate_us(int shape, int splits, std::int64_t m, std::int64_t n, std::int64_t k, int sms,
                           int out_bytes, bool beta, Machine const& mc = {}, bool tail = false) {
+  TileShape const t = kTileShapes[shape];
   Schedule const sc = make_schedule(t, m, n, k, splits, tail, Residency::of_sms(sms).wave(t.cluster_m));
-  return estimate_us(t, sc, m, n, k, out_bytes, beta, mc);
+  return estimate_us(shape, sc, m, n, k, out_bytes, beta, mc);
 }
 
-// The plan the model prefers. Candidates: every tile shape that can take the operands in each
-// orientation, whole; for the shapes that split K, every split that leaves each split at least 4 k
-// tiles within the workspace cap; and for every shape, the same splits of the last partial wave
-// alone (tail) where there are whole waves before it. Ties go to the earlier (bigger) tile, no swap,
-// fewer splits, no tail.
-inline Plan choose_plan(PlanInput const& in, Machine const& mc = {}) {
-  Plan best;
-  best.us = -1;
+// The estimate of plan p for a problem as the model reads it (the schedule make_schedule makes of it
+// on in.res).
+inline double estimate_plan(PlanInput const& in, Plan const& p, Machine const& mc = {}) {
+  TileShape const t = kTileShapes[p.shape];
+  std::int64_t const m = p.swap ? in.n : in.m, n = p.swap ? in.m : in.n;
+  Schedule const sc = make_schedule(t, m, n, in.k, p.splits, p.tail, in.res.wave(t.cluster_m));
+  return estimate_us(p.shape, sc, m, n, in.k, in.out_bytes, in.beta, mc);
+}
+
+// Every plan the model weighs for a problem, with its estimate, in a fixed order: every tile shape
+// built for the operands' majornesses (tile_takes) in each orientation, whole; for the shapes that
+// split K, every split that leaves each split at least 4 k tiles within the workspace cap; and for
+// every shape, the same splits of the last partial wave alone (tail) where there are whole waves
+// before it.
+template <class F>
+void for_each_plan(PlanInput const& in, Machine const& mc, F&& f) {
   for (int swap = 0; swap < 2; ++swap) {
     std::int64_t const m = swap ? in.n : in.m, n = swap ? in.m : in.n;
-    bool const b_k_major = swap ? in.a_k_major : in.b_k_major;
+    bool const a_k_major = swap ? in.b_k_major : in.a_k_major, b_k_major = swap ? in.a_k_major : in.b_k_major;
     for (int t = 0; t < kTileShapeCount; ++t) {
       TileShape const ts = kTileShapes[t];
-      if (!b_k_major && !tile_takes_mn_major_b(ts)) continue;
+      if (!tile_takes(ts, a_k_major, b_k_major)) continue;
       std::int64_t const wave = in.res.wave(ts.cluster_m);
       std::int64_t const k_tiles = ceil_div(in.k, kTileK);
       auto consider = [&](Schedule const& sc, int s, bool tail) {
-        double const us = estimate_us(ts, sc, m, n, in.k, in.out_bytes, in.beta, mc);
-        if (best.us < 0 || us < best.us * 0.999) best = Plan{t, s, swap != 0, us, tail};
+        f(Plan{t, s, swap != 0, estimate_us(t, sc, m, n, in.k, in.out_bytes, in.beta, mc), tail});
       };
       Schedule const whole = make_schedule(ts, m, n, in.k, 1, false, wave);
       consider(whole, 1, false);
@@ -152,7 +198,55 @@ inline Plan choose_plan(PlanInput const& in, Machine const& mc = {}) {
       }
     }
   }
+}
+
+// The plan the model prefers: the smallest estimate of for_each_plan's, ties (within 1%) to the
+// earlier one (the bigger tile, no swap, fewer splits, no tail).
+inline Plan choose_plan(PlanInput const& in, Machine const& mc = {}) {
+  Plan best;
+  best.us = -1;
+  for_each_plan(in, mc, [&](Plan const& p) {
+    if (best.us < 0 || p.us < best.us * 0.99) best = p;
+  });
   return best;
+}
+
+// The model's `count` best plans, its choice first, then by estimate (loom-bench --plans times
+// them, so that the model's pick can be checked against the plans it passed over).
+inline std::vector<Plan> ranked_plans(PlanInput const& in, int count, Machine const& mc = {}) {
+  Plan const best = choose_plan(in, mc);
+  std::vector<Plan> all{best};
+  for_each_plan(in, mc, [&](Plan const& p) {
+    if (!(p.shape == best.shape && p.splits == best.splits && p.swap == best.swap && p.tail == best.tail)) all.push_back(p);
+  });
+  std::stable_sort(all.begin() + 1, all.end(), [](Plan const& a, Plan const& b) { return a.us < b.us; });
+  if (count >= 0 && std::size_t(count) < all.size()) all.resize(std::size_t(count));
+  return all;
+}
+
+// A plan as LOOM_SM90_PLAN writes it: "<shape>:<splits>:<swap>:<tail>".
+inline std::string plan_spec(Plan const& p) {
+  return std::to_string(p.shape) + ":" + std::to_string(p.splits) + ":" + (p.swap ? "1" : "0") + ":" + (p.tail ? "1" : "0");
+}
+// The plan a spec names ("<shape>:<splits>:<swap>[:<tail>]", each a decimal number in range), or
+// false when it names none.
+inline bool parse_plan_spec(std::string const& spec, Plan* out) {
+  int f[4] = {0, 0, 0, 0}, n = 0;
+  std::size_t i = 0;
+  while (n < 4) {
+    std::size_t j = i;
+    long v = 0;
+    while (j < spec.size() && spec[j] >= '0' && spec[j] <= '9' && j - i < 6) v = v * 10 + (spec[j++] - '0');
+    if (j == i) return false;
+    f[n++] = int(v);
+    if (j == spec.size()) break;
+    if (spec[j] != ':') return false;
+    i = j + 1;
+  }
+  if (n < 3 || (n == 4 && i < spec.size() && spec.find(':', i) != std::string::npos)) return false;
+  if (f[0] >= kTileShapeCount || f[1] < 1 || f[1] > kMaxSplits || f[2] > 1 || f[3] > 1) return false;
+  *out = Plan{f[0], f[1], f[2] == 1, 0, f[3] == 1};
+  return true;
 }
 
 // The plan in words, e.g. "128x128 swap-AB split-K 2 on the last wave".

@@ -85,24 +85,38 @@ std::string why_no_tma(char const* name, void const* ptr, GmemShape const& g) {
 // tiles and the whole of the shared memory a CTA may have, so one CTA per SM, as the kernels get.
 __global__ void residency_probe() {}
 
-// The current device's residency, measured once per device (cudaOccupancyMaxActiveClusters of
-// clusters of 1, 2, 4 and 8 CTAs); without a device, an H100's 132 SMs (Residency's default).
-Residency device_residency() {
+// What the model reads of a device: its residency and its card.
+struct DeviceFacts {
+  Residency res;
+  Card card;
+};
+
+// The current device's facts, read once per device: the residency measured
+// (cudaOccupancyMaxActiveClusters of clusters of 1, 2, 4 and 8 CTAs), the clocks and the bus width
+// from its attributes; without a device, an H100 SXM's (the defaults).
+DeviceFacts device_facts() {
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess) {
     cudaGetLastError();
-    return Residency{};
+    return DeviceFacts{};
   }
   static std::mutex mu;
-  static std::map<int, Residency> known;
+  static std::map<int, DeviceFacts> known;
   std::lock_guard<std::mutex> lock(mu);
   if (auto it = known.find(dev); it != known.end()) return it->second;
   int sms = 0;
   if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms <= 0) {
     cudaGetLastError();
-    return Residency{};
+    return DeviceFacts{};
   }
-  Residency r = Residency::of_sms(sms);
+  DeviceFacts facts;
+  int v = 0;
+  if (cudaDeviceGetAttribute(&v, cudaDevAttrClockRate, dev) == cudaSuccess && v > 0) facts.card.sm_clock_khz = v;
+  if (cudaDeviceGetAttribute(&v, cudaDevAttrMemoryClockRate, dev) == cudaSuccess && v > 0) facts.card.mem_clock_khz = v;
+  if (cudaDeviceGetAttribute(&v, cudaDevAttrGlobalMemoryBusWidth, dev) == cudaSuccess && v > 0) facts.card.bus_bits = v;
+  cudaGetLastError();
+  Residency& r = facts.res;
+  r = Residency::of_sms(sms);
   if (cudaFuncSetAttribute(residency_probe, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemLimit) == cudaSuccess) {
     for (int i = 0; i < 4 && (1 << i) <= sms; ++i) {
       cudaLaunchConfig_t cfg{};
@@ -121,45 +135,60 @@ Residency device_residency() {
     }
   }
   cudaGetLastError();  // a failed query leaves the SM count's estimate, not a launch error
-  known[dev] = r;
-  return r;
+  known[dev] = facts;
+  return facts;
 }
 
 // LOOM_SM90_PLAN, parsed once: shape, splits, swap, tail; shape < 0 when unset or malformed.
-Plan forced_plan() {
+Plan env_plan() {
   static Plan const forced = [] {
     Plan f;
-    f.shape = -1;
     char const* env = std::getenv("LOOM_SM90_PLAN");
-    int t = 0, s = 0, w = 0, l = 0, used = 0, used4 = 0;
-    bool ok = env && std::sscanf(env, "%d:%d:%d%n", &t, &s, &w, &used) == 3;
-    if (ok && env[used] == ':') ok = std::sscanf(env + used, ":%d%n", &l, &used4) == 1 && env[used + used4] == 0;
-    else ok = ok && env[used] == 0;
-    if (ok && t >= 0 && t < kTileShapeCount && s >= 1 && s <= kMaxSplits && (w == 0 || w == 1) && (l == 0 || l == 1))
-      f = Plan{t, s, w == 1, 0, l == 1};
+    if (!env || !parse_plan_spec(env, &f)) f.shape = -1;
     return f;
   }();
   return forced;
 }
 
-// The plan for a problem (with its leading dimensions filled in, `args` its unswapped arguments) on
-// a device of residency `res`.
-Plan choose(Problem const& p, Args const& args, Residency const& res) {
+// What the model reads of a problem (with its leading dimensions filled in, `args` its unswapped
+// arguments) on a device of residency `res`.
+PlanInput plan_input(Problem const& p, Args const& args, Residency const& res) {
   PlanInput in;
   in.m = args.ga.shape[0], in.n = args.gb.shape[0], in.k = args.ga.shape[1];
   in.a_k_major = args.ga.stride[1] == 1, in.b_k_major = args.gb.stride[1] == 1;
   in.res = res;
   in.out_bytes = int(size_of(p.out_dtype));
   in.beta = p.beta != 0;
-  Plan const f = forced_plan();
-  if (f.shape >= 0 && ((f.swap ? in.a_k_major : in.b_k_major) || tile_takes_mn_major_b(kTileShapes[f.shape])))
-    return f;
-  // The model weighs a few hundred configurations (about 2 µs of host time); a caller that launches
+  return in;
+}
+
+// Whether plan f's instance is built for these operands.
+bool takes(Plan const& f, PlanInput const& in) {
+  return tile_takes(kTileShapes[f.shape], f.swap ? in.b_k_major : in.a_k_major, f.swap ? in.a_k_major : in.b_k_major);
+}
+
+// The model's machine on a card.
+Machine machine_of(Card const& card) {
+  Machine mc;
+  mc.card = card;
+  return mc;
+}
+
+// The plan for a problem: `forced` (a caller's), else LOOM_SM90_PLAN's where the operands take it,
+// else the model's.
+Plan choose(Problem const& p, Args const& args, DeviceFacts const& dev, Plan const* forced) {
+  PlanInput const in = plan_input(p, args, dev.res);
+  if (forced) return *forced;
+  Plan const f = env_plan();
+  if (f.shape >= 0 && takes(f, in)) return f;
+  // The model weighs several hundred configurations (a few µs of host time); a caller that launches
   // one shape again and again gets its last plan back.
   thread_local PlanInput last_in;
+  thread_local Card last_card;
   thread_local Plan last_plan;
   thread_local bool have_last = false;
-  if (!have_last || !(in == last_in)) last_in = in, last_plan = choose_plan(in), have_last = true;
+  if (!have_last || !(in == last_in) || !(dev.card == last_card))
+    last_in = in, last_card = dev.card, last_plan = choose_plan(in, machine_of(dev.card)), have_last = true;
   return last_plan;
 }
 
@@ -171,17 +200,17 @@ struct Prepared {
   Args args;
   Schedule sched;
 };
-Prepared prepare(Problem const& p, Operands const& ops, Residency const& res) {
+Prepared prepare(Problem const& p, Operands const& ops, DeviceFacts const& dev, Plan const* forced = nullptr) {
   Prepared r;
   r.why = why_no_tma("A", ops.a, tma_view(operand_shape(p.a, p.lda, p.m, p.k, false)));
   if (r.why.empty()) r.why = why_no_tma("B", ops.b, tma_view(operand_shape(p.b, p.ldb, p.n, p.k, true)));
   if (!r.why.empty()) return r;
   Args const args = make_args(p, ops);
-  r.plan = choose(p, args, res);
+  r.plan = choose(p, args, dev, forced);
   r.args = r.plan.swap ? swapped(args) : args;
   TileShape const t = kTileShapes[r.plan.shape];
   r.sched = make_schedule(t, r.args.ga.shape[0], r.args.gb.shape[0], r.args.ga.shape[1], r.plan.splits, r.plan.tail,
-                          res.wave(t.cluster_m));
+                          dev.res.wave(t.cluster_m));
   return r;
 }
 
@@ -260,13 +289,13 @@ std::string check(Problem const& p) {
 
 std::string path(Problem const& p0, Operands const& ops) {
   Problem const p = with_default_lds(p0);
-  Prepared const r = prepare(p, ops, device_residency());
+  Prepared const r = prepare(p, ops, device_facts());
   std::string why = r.why;
   if (why.empty()) why = tma_why(r);
   if (!why.empty()) return "sm80 (" + why + ")";
   std::string store = tile_has_tma_store(kTileShapes[r.plan.shape]) ? "" : "the tile is narrower than a store box";
   CUtensorMap d;
-  if (store.empty()) store = make_tma_store_map(r.args, &d);
+  if (store.empty()) store = make_tma_store_map(r.args, int(r.sched.bn), &d);
   return "tma " + describe_run(r) + (store.empty() ? ", tma store" : ", direct store (" + store + ")");
 }
 
@@ -277,16 +306,18 @@ std::string plan(Problem const& p0, int sms) {
   Operands ops{};
   ops.a = ops.b = ops.c = reinterpret_cast<void const*>(std::uintptr_t(256));
   ops.d = reinterpret_cast<void*>(std::uintptr_t(256));
-  Prepared const r = prepare(p, ops, sms > 0 ? Residency::of_sms(sms) : device_residency());
+  DeviceFacts dev = device_facts();
+  if (sms > 0) dev.res = Residency::of_sms(sms);
+  Prepared const r = prepare(p, ops, dev);
   return r.why.empty() ? "tma " + describe_run(r) : "sm80 (" + r.why + ")";
 }
 
 // Follows path() without building its string or the TMA maps twice: the plan and the schedule once,
 // the maps once (in launch_instance, which says when TMA cannot take an operand; then sm80 runs, as
 // path() says).
-cudaError_t gemm(Problem const& p0, Operands const& ops, cudaStream_t stream) {
-  Problem const p = with_default_lds(p0);
-  Prepared r = prepare(p, ops, device_residency());
+namespace {
+cudaError_t launch(Problem const& p, Operands const& ops, cudaStream_t stream, Plan const* forced) {
+  Prepared r = prepare(p, ops, device_facts(), forced);
   if (!r.why.empty()) return sm80::gemm(p, ops, stream);
   if (r.sched.splits > 1)
     if (cudaError_t e = workspace_for(stream, r.sched, &r.args.partials, &r.args.arrivals); e != cudaSuccess) return e;
@@ -299,6 +330,36 @@ cudaError_t gemm(Problem const& p0, Operands const& ops, cudaStream_t stream) {
   });
   return e != cudaSuccess && refusal.tma ? sm80::gemm(p, ops, stream) : e;
 }
+}  // namespace
+
+cudaError_t gemm(Problem const& p, Operands const& ops, cudaStream_t stream) {
+  return launch(with_default_lds(p), ops, stream, nullptr);
+}
+
+cudaError_t gemm_plan(Problem const& p0, Operands const& ops, cudaStream_t stream, std::string const& spec) {
+  Problem const p = with_default_lds(p0);
+  Plan f;
+  if (!parse_plan_spec(spec, &f)) return cudaErrorInvalidValue;
+  Args const args = make_args(p, ops);
+  if (!takes(f, plan_input(p, args, device_facts().res))) return cudaErrorInvalidValue;
+  return launch(p, ops, stream, &f);
+}
+
+std::vector<PlanChoice> ranked_plans(Problem const& p0, int count) {
+  Problem const p = with_default_lds(p0);
+  Operands ops{};
+  ops.a = ops.b = ops.c = reinterpret_cast<void const*>(std::uintptr_t(256));
+  ops.d = reinterpret_cast<void*>(std::uintptr_t(256));
+  std::vector<PlanChoice> out;
+  DeviceFacts const dev = device_facts();
+  char inputs[200];
+  std::snprintf(inputs, sizeof inputs, "sms=%d; clusters=%d/%d/%d/%d; sm_khz=%.0f; mem_khz=%.0f; bus_bits=%d", dev.res.sms,
+                dev.res.clusters[0], dev.res.clusters[1], dev.res.clusters[2], dev.res.clusters[3],
+                dev.card.sm_clock_khz, dev.card.mem_clock_khz, dev.card.bus_bits);
+  for (Plan const& q : sm90::ranked_plans(plan_input(p, make_args(p, ops), dev.res), count, machine_of(dev.card)))
+    out.push_back(PlanChoice{plan_spec(q), describe(q), q.us, inputs});
+  return out;
+}
 
 }  // namespace loom::sm90
 
@@ -307,11 +368,13 @@ namespace loom {
 KernelInfo sm90_kernel_info() {
   KernelInfo k{"sm90", OpKind::gemm, {DType::f16, DType::bf16}, 90,
                "Hopper wgmma, TMA (multicast over 2-CTA clusters), warp-specialized persistent; tile shape "
-               "(128x256, 128x192, 128x128, 128x64, 128x16, 64x128, 64x64, 64x16), split-K and swap-AB picked per problem by a model; fp32 "
+               "(64 or 128 rows, 16 to 256 columns), split-K and swap-AB picked per problem by a model; fp32 "
                "accumulation; sm80 where TMA cannot read A or B",
                sm90::check, sm90::gemm};
   k.path = sm90::path;
   k.plan = [](Problem const& p, int, int sms) { return sm90::plan(p, sms); };
+  k.ranked_plans = [](Problem const& p, int count) { return sm90::ranked_plans(p, count); };
+  k.launch_plan = sm90::gemm_plan;
   k.max_cc = 90;  // sm_90a code (wgmma, setmaxnreg) runs on compute capability 9.0 alone
   return k;
 }

@@ -18,30 +18,44 @@ namespace loom::sm90 {
 struct TileShape {
   int bm, bn, cluster_m;
   char const* name;
-  double efficiency;  // the plan's: the share of the tensor pipe's peak one CTA of this shape sustains
   bool split_k;       // the plan may split K for every tile (any shape may split its last wave: Plan::tail)
+  bool k_major_only;  // built for k-major A and B alone (rcr, and its swap): the family's widths
 };
 // The menu. 128x256: big problems; 128x128: twice the tiles; 128x64 and 128x16: a small N (a small M
 // swapped), one CTA per cluster since B's tile is small. The 64-row tiles (one consumer warpgroup)
 // give a problem of few 128-row tiles more CTAs without splitting K: at M = 128 on a 4096 x 4096
 // layer, 64x64 makes 128 tiles where 128x128 makes 32, and every SM streams its own panels instead
-// of a quarter of them waiting on a split-K fixup. The efficiencies are fitted to timings of every
-// shape under forced plans (docs/tuning/sm90.md); a narrow N spends wgmma's shared-memory reads of A
-// on fewer flops. 128x256 and 128x192 never split every tile: 128x256's 128 KB partial tile per CTA
+// of a quarter of them waiting on a split-K fixup. What each shape sustains is the plan model's
+// (kernels/sm90/plan.hpp's Machine::efficiency, fitted). 128x256 and 128x192 never split every tile: 128x256's 128 KB partial tile per CTA
 // made every such split measured slower than the 128x128 tile whole (their last wave alone may still
 // be split). 128x192 fills the SMs where 128x256 leaves a third idle or spills into a second wave
-// (11008 columns: 58 tiles across against 43); its efficiency is 0.90, not the fit's 0.85, since the
-// fit underrated it against 128x256 (512 x 11008 x 4096: 68.9 µs whole, 74.9 on 128x256's tail
-// plan, which 0.85 picked). Indices are LOOM_SM90_PLAN's, so new shapes go at the end;
-// kernels/CMakeLists.txt instantiates each with the operand majornesses it takes.
-inline constexpr TileShape kTileShapes[] = {{128, 256, 2, "128x256", 0.90, false},
-                                            {128, 128, 2, "128x128", 0.80, true},
-                                            {128, 64, 1, "128x64", 0.45, true},
-                                            {128, 16, 1, "128x16", 0.15, true},
-                                            {64, 128, 2, "64x128", 0.55, true},
-                                            {64, 64, 2, "64x64", 0.60, true},
-                                            {64, 16, 1, "64x16", 0.30, true},
-                                            {128, 192, 2, "128x192", 0.90, false}};
+// (11008 columns: 58 tiles across against 43).
+//
+// The family (indices 8 on): the widths between, in steps of 32, so that the planner can size the
+// tile to the problem, as cuBLAS does: a width that makes the tiles fill the SMs (640 x 4096:
+// 5 x 26 tiles of 128x160 against 5 x 32 of 128x128, 1.2 waves), or one that holds a small M of a
+// swapped plan with less padding (M = 96: one 96-wide tile, not a 128-wide one). They are built for
+// k-major operands only (the transformer layer's rcr and its swap), one translation unit each:
+// about 11 s of compile each on one core (docs/tuning/sm90.md).
+//
+// Indices are LOOM_SM90_PLAN's, so new shapes go at the end; kernels/CMakeLists.txt instantiates
+// each with the operand majornesses it takes (tile_takes).
+inline constexpr TileShape kTileShapes[] = {{128, 256, 2, "128x256", false, false},
+                                            {128, 128, 2, "128x128", true, false},
+                                            {128, 64, 1, "128x64", true, false},
+                                            {128, 16, 1, "128x16", true, false},
+                                            {64, 128, 2, "64x128", true, false},
+                                            {64, 64, 2, "64x64", true, false},
+                                            {64, 16, 1, "64x16", true, false},
+                                            {128, 192, 2, "128x192", false, false},
+                                            {128, 96, 2, "128x96", true, true},
+                                            {128, 160, 2, "128x160", true, true},
+                                            {128, 224, 2, "128x224", false, true},
+                                            {128, 32, 1, "128x32", true, true},
+                                            {64, 32, 1, "64x32", true, true},
+                                            {64, 96, 2, "64x96", true, true},
+                                            {64, 192, 2, "64x192", true, true},
+                                            {64, 256, 2, "64x256", true, true}};
 inline constexpr int kTileShapeCount = int(sizeof(kTileShapes) / sizeof(kTileShapes[0]));
 
 constexpr int kTileK = 64;  // K per stage: one k tile, the 128-byte swizzle's width in 16-bit elements
@@ -64,8 +78,16 @@ constexpr int kGroupM = 8;
 // The TMA-store epilogue stores sub-tiles of 128 bytes of a row: bn must hold whole ones of every
 // output type (64 bf16/f16, 32 f32). An mn-major B tile is loaded in 64-row blocks (the 128-byte
 // swizzle's width), and the cluster's CTAs share them out, so each must get whole blocks.
-constexpr bool tile_has_tma_store(TileShape t) { return t.bn % 64 == 0; }
+// A width of an odd number of 64-column sub-tiles stores in sub-tiles of 64 bytes (32 bf16/f16
+// columns, the 64-byte swizzle) instead (kernels/sm90/epilogue.cuh).
+constexpr bool tile_has_tma_store(TileShape t) { return t.bn % 32 == 0; }
 constexpr bool tile_takes_mn_major_b(TileShape t) { return t.bn % (64 * t.cluster_m) == 0; }
+// Whether tile shape t is built for A and B of these majornesses (k-major or not), so that the plan
+// may take it: the list kernels/CMakeLists.txt instantiates (test Sm90Instances checks it).
+constexpr bool tile_takes(TileShape t, bool a_k_major, bool b_k_major) {
+  if (t.k_major_only) return a_k_major && b_k_major;
+  return b_k_major || tile_takes_mn_major_b(t);
+}
 constexpr int tile_consumers(TileShape t) { return t.bm / 64; }
 constexpr int tile_threads(TileShape t) { return 128 * (1 + tile_consumers(t)); }
 constexpr int tile_stage_bytes(TileShape t) { return (t.bm + t.bn) * kTileK * 2; }

@@ -1,0 +1,131 @@
+// The plan model's fit data and its score (host code, plain C++): timings of forced plans on real
+// cards (kernels/sm90/fit/data/*.csv, written by collect.py from `loom-bench --plans` runs), read
+// back and set against the model (kernels/sm90/plan.hpp). loom-sm90-fit fits the model's
+// parameters on them; test Sm90Fit checks the committed parameters against them.
+//
+// The score of a machine (its parameters) on the data, per group of timings of one problem on one
+// card:
+// - regret: how much slower the plan the model picks among the timed ones measured than the
+//   fastest timed one (0: it picks the fastest);
+// - log error: log(estimate / measured) of every timing, whose rms says how far the estimates are
+//   from the times themselves.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "kernels/sm90/plan.hpp"
+
+namespace loom::sm90::fit {
+
+struct Timing {
+  std::string card;  // the card's name, e.g. "NVIDIA H100 80GB HBM3"
+  Card facts;
+  PlanInput in;
+  Plan plan;
+  double us = 0;  // measured: the CUDA-event median after an L2 flush
+};
+
+// The CSV's columns, in order (collect.py writes them).
+inline constexpr char const* kColumns =
+    "card,sms,clusters1,clusters2,clusters4,clusters8,sm_khz,mem_khz,bus_bits,a_k_major,b_k_major,out_bytes,beta,m,n,k,"
+    "plan,median_us";
+
+// Reads one data file; throws std::runtime_error naming the file and line of anything malformed.
+inline std::vector<Timing> read_csv(std::string const& path) {
+  std::ifstream f(path);
+  if (!f) throw std::runtime_error(path + ": cannot be read");
+  std::string line;
+  if (!std::getline(f, line) || line != kColumns) throw std::runtime_error(path + ": the header is not " + std::string(kColumns));
+  std::vector<Timing> out;
+  for (int no = 2; std::getline(f, line); ++no) {
+    if (line.empty()) continue;
+    std::vector<std::string> c;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) c.push_back(x);
+    auto bad = [&](char const* why) { return std::runtime_error(path + ":" + std::to_string(no) + ": " + why); };
+    if (c.size() != 18) throw bad("not 18 fields");
+    try {
+      Timing t;
+      t.card = c[0];
+      t.in.res.sms = std::stoi(c[1]);
+      for (int i = 0; i < 4; ++i) t.in.res.clusters[i] = std::stoi(c[2 + i]);
+      t.facts.sm_clock_khz = std::stod(c[6]);
+      t.facts.mem_clock_khz = std::stod(c[7]);
+      t.facts.bus_bits = std::stoi(c[8]);
+      t.in.a_k_major = c[9] == "1", t.in.b_k_major = c[10] == "1";
+      t.in.out_bytes = std::stoi(c[11]);
+      t.in.beta = c[12] == "1";
+      t.in.m = std::stoll(c[13]), t.in.n = std::stoll(c[14]), t.in.k = std::stoll(c[15]);
+      if (!parse_plan_spec(c[16], &t.plan)) throw bad("the plan is not a LOOM_SM90_PLAN spec");
+      t.us = std::stod(c[17]);
+      if (!(t.us > 0)) throw bad("median_us is not positive");
+      out.push_back(t);
+    } catch (std::logic_error const&) {
+      throw bad("a number does not parse");
+    }
+  }
+  return out;
+}
+
+// The timings of one problem on one card.
+struct Group {
+  std::vector<Timing> timings;
+};
+inline std::vector<Group> groups_of(std::vector<Timing> const& all) {
+  std::map<std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t, bool, bool, int, bool>, std::size_t> index;
+  std::vector<Group> out;
+  for (Timing const& t : all) {
+    auto const key = std::make_tuple(t.card, t.in.m, t.in.n, t.in.k, t.in.a_k_major, t.in.b_k_major, t.in.out_bytes, t.in.beta);
+    auto [it, fresh] = index.emplace(key, out.size());
+    if (fresh) out.emplace_back();
+    out[it->second].timings.push_back(t);
+  }
+  return out;
+}
+
+struct Score {
+  int groups = 0;
+  double mean_regret = 0, max_regret = 0;  // fractions: 0.05 is 5% slower than the fastest timed
+  double rms_log_error = 0;
+  std::string worst;  // the group of the largest regret, in words
+};
+
+// The model's score with parameters `mc` (its card replaced by each timing's).
+inline Score score(std::vector<Group> const& groups, Machine mc) {
+  Score s;
+  double sq = 0;
+  int n = 0;
+  for (Group const& g : groups) {
+    if (g.timings.size() < 2) continue;
+    double best = 1e300, pick_est = 1e300, pick_us = 0;
+    for (Timing const& t : g.timings) {
+      mc.card = t.facts;
+      double const est = estimate_plan(t.in, t.plan, mc);
+      double const e = std::log(est / t.us);
+      sq += e * e, ++n;
+      best = std::min(best, t.us);
+      if (est < pick_est) pick_est = est, pick_us = t.us;
+    }
+    double const regret = pick_us / best - 1;
+    s.mean_regret += regret;
+    if (regret > s.max_regret || s.groups == 0) {
+      s.max_regret = regret;
+      Timing const& t = g.timings.front();
+      s.worst = t.card + " " + std::to_string(t.in.m) + "x" + std::to_string(t.in.n) + "x" + std::to_string(t.in.k);
+    }
+    ++s.groups;
+  }
+  if (s.groups) s.mean_regret /= s.groups;
+  if (n) s.rms_log_error = std::sqrt(sq / n);
+  return s;
+}
+
+}  // namespace loom::sm90::fit
