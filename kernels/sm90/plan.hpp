@@ -102,6 +102,10 @@ struct Machine {
   double tensor_share = 1.0;
   double smem_clk_per_row = 1.4;
   double ktile_clk = 116.4;
+  // What one SM's epilogue stores of D straight from the registers, where the plan cannot use the
+  // TMA store (a swapped plan writes D transposed, one element a store; a tile narrower than a store
+  // box; C read): per wave, the tile's bytes at this rate are not hidden.
+  double direct_store_bw = 20e9;
   std::int64_t workspace_cap = std::int64_t(256) << 20;  // split-K partials, bytes
 
   static constexpr double kFlopsPerClock = 4096;  // dense bf16/f16 wgmma flops per SM per clock on sm_90
@@ -116,9 +120,10 @@ struct Machine {
   constexpr double l2_bw() const { return l2_bytes_per_clk * card.sm_clock_khz * 1e3; }
 };
 
-// The estimate of schedule `sc` of tile shape `shape` for a problem (m, n, k) in its orientation.
+// The estimate of schedule `sc` of tile shape `shape` for a problem (m, n, k) in its orientation
+// (`swap`: D^T is computed, and stored transposed).
 inline double estimate_us(int shape, Schedule const& sc, std::int64_t m, std::int64_t n, std::int64_t k, int out_bytes,
-                          bool beta, Machine const& mc = {}) {
+                          bool beta, bool swap, Machine const& mc = {}) {
   TileShape const t = kTileShapes[shape];
   // CTA tiles, in whole clusters; rounds of work units on the busiest cluster; the CTA tiles split.
   std::int64_t const tiles_m = sc.cluster_rows * sc.cluster_m, tiles_n = sc.tiles_n;
@@ -145,16 +150,19 @@ inline double estimate_us(int shape, Schedule const& sc, std::int64_t m, std::in
   double const in_flight = double(std::min(tile_stages(t), kModelStages)) * double(tile_stage_bytes(t));
   double const sm_rate = std::min(mc.sm_load_bw, in_flight / (mc.load_latency_us * 1e-6));
   double const memory = std::max({dram / mc.dram_bw(), l2 / mc.l2_bw(), per_sm / sm_rate}) * 1e6;
-  return std::max(compute, memory) + mc.overlap_loss * std::min(compute, memory) + fixup + double(waves) * mc.wave_us;
+  bool const direct = swap || beta || !tile_has_tma_store(t);
+  double const epilogue = direct ? double(waves) * double(t.bm * t.bn * out_bytes) / mc.direct_store_bw * 1e6 : 0;
+  return std::max(compute, memory) + mc.overlap_loss * std::min(compute, memory) + fixup + epilogue +
+         double(waves) * mc.wave_us;
 }
 
 // The same for a plan's tile shape and split on a device of `sms` SMs, every one of them taking a
 // cluster's CTA (Residency::of_sms).
 inline double estimate_us(int shape, int splits, std::int64_t m, std::int64_t n, std::int64_t k, int sms,
-                          int out_bytes, bool beta, Machine const& mc = {}, bool tail = false) {
+                          int out_bytes, bool beta, Machine const& mc = {}, bool tail = false, bool swap = false) {
   TileShape const t = kTileShapes[shape];
   Schedule const sc = make_schedule(t, m, n, k, splits, tail, Residency::of_sms(sms).wave(t.cluster_m));
-  return estimate_us(shape, sc, m, n, k, out_bytes, beta, mc);
+  return estimate_us(shape, sc, m, n, k, out_bytes, beta, swap, mc);
 }
 
 // The estimate of plan p for a problem as the model reads it (the schedule make_schedule makes of it
@@ -163,7 +171,7 @@ inline double estimate_plan(PlanInput const& in, Plan const& p, Machine const& m
   TileShape const t = kTileShapes[p.shape];
   std::int64_t const m = p.swap ? in.n : in.m, n = p.swap ? in.m : in.n;
   Schedule const sc = make_schedule(t, m, n, in.k, p.splits, p.tail, in.res.wave(t.cluster_m));
-  return estimate_us(p.shape, sc, m, n, in.k, in.out_bytes, in.beta, mc);
+  return estimate_us(p.shape, sc, m, n, in.k, in.out_bytes, in.beta, p.swap, mc);
 }
 
 // Every plan the model weighs for a problem, with its estimate, in a fixed order: every tile shape
@@ -182,7 +190,7 @@ void for_each_plan(PlanInput const& in, Machine const& mc, F&& f) {
       std::int64_t const wave = in.res.wave(ts.cluster_m);
       std::int64_t const k_tiles = ceil_div(in.k, kTileK);
       auto consider = [&](Schedule const& sc, int s, bool tail) {
-        f(Plan{t, s, swap != 0, estimate_us(t, sc, m, n, in.k, in.out_bytes, in.beta, mc), tail});
+        f(Plan{t, s, swap != 0, estimate_us(t, sc, m, n, in.k, in.out_bytes, in.beta, swap != 0, mc), tail});
       };
       Schedule const whole = make_schedule(ts, m, n, in.k, 1, false, wave);
       consider(whole, 1, false);

@@ -61,7 +61,8 @@ int main(int argc, char** argv) {
                                {"load_latency_us", &mc.load_latency_us, 0}, {"fixup_us", &mc.fixup_us, 0},
                                {"fixup_bw", &mc.fixup_bw, 0},           {"wave_us", &mc.wave_us, 0},
                                {"overlap_loss", &mc.overlap_loss, 1},  {"tensor_share", &mc.tensor_share, 1},
-                               {"smem_clk_per_row", &mc.smem_clk_per_row, 0}, {"ktile_clk", &mc.ktile_clk, 0}};
+                               {"smem_clk_per_row", &mc.smem_clk_per_row, 0}, {"ktile_clk", &mc.ktile_clk, 0},
+                               {"direct_store_bw", &mc.direct_store_bw, 0}};
   double best = objective(before);
   double const steps[] = {0.7, 0.85, 0.93, 0.97, 1.03, 1.07, 1.15, 1.4};
   for (int round = 0; round < 40; ++round) {
