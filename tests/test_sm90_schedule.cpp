@@ -31,18 +31,35 @@ void walk(Schedule const& s, std::string const& what) {
   // (m, n) -> the k tiles computed for it, in order of their first k tile.
   std::map<std::pair<int, int>, std::map<int, int>> ks;
   std::set<std::pair<std::size_t, int>> partials;  // (slot, split)
-  std::int64_t busiest = 0;
+  std::int64_t busiest = 0, busiest_k = 0;
+  // Stream-K: per split cluster tile, the contributors' (split, k range), and the splits they name.
+  std::map<int, std::map<int, std::pair<int, int>>> pieces;
+  std::map<int, std::set<int>> named_splits;
   for (int c = 0; c < sched.grid; ++c) {
-    std::int64_t taken = 0;
+    std::int64_t taken = 0, taken_k = 0;
     for (int u = sched.first(c); u < sched.units; u += sched.step()) {
       ++taken;
       for (unsigned rank = 0; rank < unsigned(sched.cluster_m); ++rank) {
         TileScheduler::Work const w = sched.work(u, rank);
+        if (s.stream && u >= s.split_from) {
+          ASSERT_LE(w.k_begin, w.k_end);
+          if (w.k_begin == w.k_end) continue;  // past the range's last piece: every role skips it
+          ASSERT_GE(w.splits, 1);
+          ASSERT_LE(w.splits, s.splits);
+          if (rank == 0) {
+            taken_k += w.k_end - w.k_begin;
+            ASSERT_TRUE(pieces[w.tile].emplace(w.split, std::make_pair(w.k_begin, w.k_end)).second)
+                << "tile " << w.tile << " split " << w.split << " twice";
+            named_splits[w.tile].insert(w.splits);
+          }
+        } else {
+          ASSERT_EQ(w.splits, u < s.split_from ? 1 : s.splits);
+          if (rank == 0) taken_k += w.k_end - w.k_begin;
+        }
         ASSERT_GE(w.m, 0);
         ASSERT_LT(w.m, s.cluster_rows * s.cluster_m);
         ASSERT_GE(w.n, 0);
         ASSERT_LT(w.n, s.tiles_n);
-        ASSERT_EQ(w.splits, u < s.split_from ? 1 : s.splits);
         ASSERT_LE(w.k_begin, w.k_end);
         if (w.splits > 1) {
           for (int wg = 0; wg < sched.consumers; ++wg) {
@@ -58,6 +75,18 @@ void walk(Schedule const& s, std::string const& what) {
       }
     }
     busiest = std::max(busiest, taken);
+    busiest_k = std::max(busiest_k, taken_k);
+  }
+  // Stream-K: each split tile's contributors are splits 0..S-1, all naming S, in k order.
+  for (auto const& [tile, parts] : pieces) {
+    ASSERT_EQ(named_splits[tile].size(), 1u) << "tile " << tile << ": contributors disagree on their count";
+    ASSERT_EQ(int(parts.size()), *named_splits[tile].begin()) << "tile " << tile;
+    int next = 0, expect = 0;
+    for (auto const& [split, range] : parts) {
+      ASSERT_EQ(split, expect++) << "tile " << tile;
+      ASSERT_EQ(range.first, next) << "tile " << tile << " split " << split;
+      next = range.second;
+    }
   }
   // Every CTA tile inside D, each k tile once: its ranges chain from 0 to k_tiles.
   ASSERT_EQ(std::int64_t(ks.size()), s.tiles_m * s.tiles_n);
@@ -70,28 +99,37 @@ void walk(Schedule const& s, std::string const& what) {
     }
     ASSERT_EQ(next, s.k_tiles) << "tile (" << tile.first << "," << tile.second << ")";
   }
-  // The rounds the model counts are the busiest cluster's units.
-  EXPECT_EQ(busiest, s.whole_rounds() + s.split_rounds());
-  EXPECT_EQ(std::int64_t(partials.size()), s.slots() * s.splits);
+  // The rounds the model counts are the busiest cluster's units (stream-K: they include its empty
+  // ones), and no cluster takes more k tiles than the model counts (the longest split's in each
+  // round; stream-K: a range's, ceil(T / grid)).
+  if (!s.stream) EXPECT_EQ(busiest, s.whole_rounds() + s.split_rounds());
+  EXPECT_LE(busiest_k, s.whole_rounds() * s.k_tiles + s.split_rounds() * s.split_k_tiles());
+  if (s.stream) {
+    EXPECT_GE(busiest_k, s.whole_rounds() * s.k_tiles + s.stream_iters / s.grid);
+    EXPECT_LE(std::int64_t(partials.size()), s.slots() * s.splits);  // splits: the most contributors a tile may have
+  } else {
+    EXPECT_EQ(std::int64_t(partials.size()), s.slots() * s.splits);
+  }
 }
 
 TEST(Sm90Schedule, EveryTileAndKTileOnceOnEveryPlan) {
   std::mt19937_64 rng(20261126);
   int walked = 0;
-  for (int i = 0; i < 400; ++i) {
+  for (int i = 0; i < 1200; ++i) {
     std::int64_t const m = 1 + std::int64_t(rng() % 3000), n = 1 + std::int64_t(rng() % 6000);
     std::int64_t const k = 1 + std::int64_t(rng() % 5000);
     int const shape = int(rng() % kTileShapeCount);
     int const splits = 1 + int(rng() % 9);
-    bool const tail = rng() % 2;
+    int const mode = int(rng() % 3);  // split every tile, the tail alone, stream-K
     int const sms = int(std::vector<int>{132, 114, 78, 16, 7}[rng() % 5]);
     TileShape const t = kTileShapes[shape];
-    Schedule const s = make_schedule(t, m, n, k, splits, tail, Residency::of_sms(sms).wave(t.cluster_m));
+    Schedule const s = make_schedule(t, m, n, k, splits, mode == 1, Residency::of_sms(sms).wave(t.cluster_m), mode == 2);
     walk(s, std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + t.name + " split " +
-                std::to_string(splits) + (tail ? " tail" : "") + " on " + std::to_string(sms) + " SMs");
+                std::to_string(splits) + (mode == 1 ? " tail" : mode == 2 ? " stream-K" : "") + " on " +
+                std::to_string(sms) + " SMs");
     ++walked;
   }
-  EXPECT_EQ(walked, 400);
+  EXPECT_EQ(walked, 1200);
 }
 
 TEST(Sm90Schedule, TheTailSplitsOnlyTheLastWave) {

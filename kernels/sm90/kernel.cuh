@@ -96,6 +96,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_sm90_kernel(__grid_cons
   int stores = 0;  // this warpgroup's TMA stores so far
   for (int u = sched.first(int(blockIdx.x) / Cfg::kClusterM); u < sched.units; u += sched.step()) {
     TileScheduler::Work const wk = sched.work(u, rank);
+    if (wk.k_begin == wk.k_end) continue;  // a stream-K cluster's unit past its range's last piece
     mainloop.mma(wk, ring, acc);
     if (wk.m >= sched.tiles_m) continue;  // the cluster's second M tile may lie past M
     if (wk.splits > 1) {

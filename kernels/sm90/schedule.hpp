@@ -14,6 +14,16 @@
 // first, and the last, partial wave is split across the clusters that would otherwise idle, so a
 // problem of 3.4 waves takes about 3.4 waves' time instead of 4.
 //
+// Stream-K (Osama et al., 2023) instead deals the partial wave's k tiles out evenly: its cluster
+// tiles' T = tiles * k_tiles iterations, in order, are cut into `grid` equal ranges, cluster c
+// taking [c T / grid, (c + 1) T / grid). A range crosses tile boundaries, so cluster c's pieces are
+// its range's parts in consecutive tiles: unit split_from + j * grid + c is its j-th piece, empty
+// past its last (every role skips an empty unit). A tile's contributors are the clusters whose
+// ranges meet it, in k order; its split s is the s-th of them, so the fixup sums the partials in
+// k order, as with split-K: the same bits run after run. No cluster waits on another: the last
+// contributor to arrive sums. The partial wave then takes T / grid iterations on every cluster,
+// where split-K's equal splits of each tile leave the wave's rounds ragged.
+//
 // Tile order: cluster tiles go in groups of kGroupM cluster rows, column by column within a group,
 // so that the clusters in flight share A and B panels in L2; the CTA of cluster rank r takes M tile
 // cluster_m * row + r. The last group is ragged (cluster_rows % kGroupM rows): four lines of
@@ -67,6 +77,8 @@ struct Schedule {
   std::int64_t units = 0;         // work units
   std::int64_t wave = 1;          // clusters resident at once
   std::int64_t grid = 0;          // clusters launched: min(units, wave)
+  bool stream = false;            // the split cluster tiles are dealt out by stream-K (splits: the most contributors to a tile)
+  std::int64_t stream_iters = 0;  // stream-K: the split cluster tiles' k tiles, all of them
 
   LOOM_HD constexpr std::int64_t cluster_tiles() const { return cluster_rows * tiles_n; }
   // Rounds of work on the busiest cluster: whole tiles, then split units.
@@ -74,15 +86,21 @@ struct Schedule {
     return splits > 1 ? split_from / wave : (cluster_tiles() + wave - 1) / wave;
   }
   LOOM_HD constexpr std::int64_t split_rounds() const {
+    if (stream) return 1;
     return splits > 1 ? ((cluster_tiles() - split_from) * splits + wave - 1) / wave : 0;
   }
-  // The k tiles of one unit of each kind (the longest split: ceil(K / S)).
-  LOOM_HD constexpr std::int64_t split_k_tiles() const { return (k_tiles + splits - 1) / splits; }
+  // The k tiles of one unit of each kind (the longest split: ceil(K / S)); stream-K: of one
+  // cluster's range.
+  LOOM_HD constexpr std::int64_t split_k_tiles() const {
+    return stream ? (stream_iters + grid - 1) / grid : (k_tiles + splits - 1) / splits;
+  }
 
   // Split-K workspace: one slot per split CTA tile and consumer warpgroup, holding `splits` partial
   // accumulator tiles of 64 x bn fp32 (the warpgroup's registers, in their own order), and one
   // arrival counter per slot.
-  LOOM_HD constexpr std::int64_t split_ctas() const { return splits > 1 ? (cluster_tiles() - split_from) * cluster_m : 0; }
+  LOOM_HD constexpr std::int64_t split_ctas() const {
+    return splits > 1 || stream ? (cluster_tiles() - split_from) * cluster_m : 0;
+  }
   LOOM_HD constexpr std::int64_t slots() const { return split_ctas() * consumers; }
   LOOM_HD constexpr std::int64_t slot_floats() const { return 64 * bn; }
   LOOM_HD constexpr std::int64_t partial_bytes() const { return slots() * splits * slot_floats() * 4; }
@@ -91,7 +109,9 @@ struct Schedule {
   // Whether the kernel's 32-bit tile scheduler can walk it.
   constexpr bool fits_kernel() const {
     std::int64_t const lim = 0x7fffffff;
-    return units <= lim && tiles_m * cluster_m <= lim && cluster_tiles() <= lim && k_tiles * splits <= lim;
+    // Stream-K's range bounds c * T / grid are taken in 32 bits.
+    return units <= lim && tiles_m * cluster_m <= lim && cluster_tiles() <= lim && k_tiles * splits <= lim &&
+           (stream_iters + 1) * grid <= lim;
   }
 };
 
@@ -105,7 +125,7 @@ constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b 
 // - the tail plan splits every cluster tile when there is less than a wave of them, and none when
 //   the waves come out whole.
 constexpr Schedule make_schedule(TileShape t, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t splits,
-                                 bool tail, std::int64_t wave) {
+                                 bool tail, std::int64_t wave, bool stream = false) {
   Schedule s;
   s.cluster_m = t.cluster_m;
   s.consumers = tile_consumers(t);
@@ -126,6 +146,32 @@ constexpr Schedule make_schedule(TileShape t, std::int64_t m, std::int64_t n, st
   if (s.splits == 1) s.split_from = tiles;
   s.units = s.split_from + (tiles - s.split_from) * s.splits;
   s.grid = s.units < s.wave ? s.units : s.wave;
+  if (stream) {
+    // Stream-K over the partial wave (all of it under a wave), every resident cluster taking a
+    // range, unless the waves come out whole.
+    s.split_from = tiles / s.wave * s.wave;
+    if (s.split_from == tiles) {
+      s.splits = 1, s.units = tiles, s.grid = tiles < s.wave ? tiles : s.wave;
+      return s;
+    }
+    std::int64_t const iters = (tiles - s.split_from) * s.k_tiles;
+    // Every range must hold a k tile (a tile counts the clusters between its first and last
+    // contributor as contributors): fewer k tiles than clusters shrink the grid, or, behind whole
+    // waves, leave the tiles whole.
+    if (iters < s.wave && s.split_from > 0) {
+      s.split_from = tiles, s.splits = 1, s.units = tiles, s.grid = s.wave;
+      return s;
+    }
+    s.stream = true;
+    s.grid = iters < s.wave ? iters : s.wave;
+    s.stream_iters = iters;
+    // A range of ceil(T / grid) k tiles meets at most ceil(that / k_tiles) + 1 tiles; a tile meets
+    // at most ceil(k_tiles grid / T) + 1 ranges.
+    std::int64_t const per = (s.stream_iters + s.grid - 1) / s.grid;
+    std::int64_t const most = (s.k_tiles * s.grid + s.stream_iters - 1) / s.stream_iters + 1;
+    s.splits = most < s.grid ? most : s.grid;
+    s.units = s.split_from + ((per + s.k_tiles - 1) / s.k_tiles + 1) * s.grid;
+  }
   return s;
 }
 
@@ -133,17 +179,19 @@ constexpr Schedule make_schedule(TileShape t, std::int64_t m, std::int64_t n, st
 // puts their accumulators on the stack): which work units a cluster takes, and what each one is.
 struct TileScheduler {
   int cluster_m, tiles_m, cluster_rows, tiles_n, k_tiles, splits, split_from, units, grid, consumers, slot_floats;
+  int stream_iters;  // stream-K: the split cluster tiles' k tiles (0: no stream-K)
 
   TileScheduler() = default;
   LOOM_HD explicit TileScheduler(Schedule const& s)
       : cluster_m(int(s.cluster_m)), tiles_m(int(s.tiles_m)), cluster_rows(int(s.cluster_rows)), tiles_n(int(s.tiles_n)),
         k_tiles(int(s.k_tiles)), splits(int(s.splits)), split_from(int(s.split_from)), units(int(s.units)),
-        grid(int(s.grid)), consumers(int(s.consumers)), slot_floats(int(s.slot_floats())) {}
+        grid(int(s.grid)), consumers(int(s.consumers)), slot_floats(int(s.slot_floats())),
+        stream_iters(s.stream ? int(s.stream_iters) : 0) {}
 
   struct Work {
     int tile;                           // the cluster tile
     int m, n;                           // this CTA's tile
-    int split, splits, k_begin, k_end;  // the unit's split of its tile, of `splits`, and its k tiles
+    int split, splits, k_begin, k_end;  // the unit's split of its tile, of `splits`, and its k tiles (empty: skip it)
   };
 
   // The first unit of cluster `cluster` (blockIdx.x / cluster_m) and the step to its next one.
@@ -153,8 +201,28 @@ struct TileScheduler {
   // Unit u as the CTA of cluster rank `rank` sees it.
   LOOM_HD Work work(int u, unsigned rank) const {
     Work w;
+    bool streamed = false;
     if (u < split_from) {
       w.tile = u, w.split = 0, w.splits = 1;
+    } else if (stream_iters > 0) {
+      // Piece j of cluster c's range [b, e), in tile `rel` of the streamed ones: k tiles [lo, hi)
+      // of its [ts, ts + k_tiles). Its contributors are the clusters holding its first and last k
+      // tile, and those between: cluster of iteration i = ((i + 1) grid - 1) / T (32-bit:
+      // fits_kernel).
+      unsigned const T = unsigned(stream_iters), G = unsigned(grid), K = unsigned(k_tiles);
+      unsigned const v = unsigned(u - split_from), c = v % G, j = v / G;
+      unsigned const b = c * T / G, e = (c + 1) * T / G;
+      unsigned const rel = b / K + j, ts = rel * K;
+      unsigned const lo = b > ts ? b : ts, hi = e < ts + K ? e : ts + K;
+      streamed = true;
+      if (lo >= hi || rel * K >= T) {  // past the range's last piece
+        w.tile = split_from, w.split = 0, w.splits = 1, w.k_begin = w.k_end = 0;
+      } else {
+        unsigned const first = ((ts + 1) * G - 1) / T, last = ((ts + K) * G - 1) / T;
+        w.tile = split_from + int(rel);
+        w.split = int(c - first), w.splits = int(last - first + 1);
+        w.k_begin = int(lo - ts), w.k_end = int(hi - ts);
+      }
     } else {
       w.tile = split_from + (u - split_from) / splits;
       w.split = u - split_from - (w.tile - split_from) * splits;
@@ -164,9 +232,11 @@ struct TileScheduler {
     int const group_rows = cluster_rows - first_row < kGroupM ? cluster_rows - first_row : kGroupM;
     w.m = (first_row + in_group % group_rows) * cluster_m + int(rank);
     w.n = in_group / group_rows;
-    // 32-bit: k_tiles * splits < 2^31 (fits_kernel).
-    w.k_begin = int(unsigned(w.split) * unsigned(k_tiles) / unsigned(w.splits));
-    w.k_end = int(unsigned(w.split + 1) * unsigned(k_tiles) / unsigned(w.splits));
+    if (!streamed) {
+      // 32-bit: k_tiles * splits < 2^31 (fits_kernel).
+      w.k_begin = int(unsigned(w.split) * unsigned(k_tiles) / unsigned(w.splits));
+      w.k_end = int(unsigned(w.split + 1) * unsigned(k_tiles) / unsigned(w.splits));
+    }
     return w;
   }
 

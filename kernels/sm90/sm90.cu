@@ -3,11 +3,12 @@
 // sm_90a in one generated translation unit per tile shape and pair of majornesses.
 //
 // A launch: the plan (kernels/sm90/plan.hpp: tile shape, split of K of every tile or of the last
-// partial wave, swap), then the schedule (kernels/sm90/schedule.hpp) on this device's residency,
-// then the workspace the schedule asks for, then the instance's launcher with both. The plan is the
-// model's, or LOOM_SM90_PLAN=<shape>:<splits>:<swap>[:<tail>] (e.g. 1:4:0, or 0:2:0:1 to split only
-// the last wave) for tuning and tests; a forced plan the operands cannot take (a narrow tile with an
-// mn-major B) falls back to the model's.
+// partial wave, or stream-K over it; swap), then the schedule (kernels/sm90/schedule.hpp) on this
+// device's residency, then the workspace the schedule asks for, then the instance's launcher with
+// both. The plan is the model's, or LOOM_SM90_PLAN=<shape>:<splits>:<swap>[:<mode>] (e.g. 1:4:0,
+// 0:2:0:1 to split only the last wave, 9:1:0:2 for stream-K) for tuning and tests; a forced plan the
+// operands cannot take (a narrow tile with an mn-major B, a family tile with an mn-major operand)
+// falls back to the model's.
 //
 // Paths (KernelInfo::path, which launch follows from the same plan, schedule and checks, so that
 // what validate and bench report is what ran): "tma <plan>, ..." when TMA can read A and B (16-byte
@@ -210,7 +211,7 @@ Prepared prepare(Problem const& p, Operands const& ops, DeviceFacts const& dev, 
   r.args = r.plan.swap ? swapped(args) : args;
   TileShape const t = kTileShapes[r.plan.shape];
   r.sched = make_schedule(t, r.args.ga.shape[0], r.args.gb.shape[0], r.args.ga.shape[1], r.plan.splits, r.plan.tail,
-                          dev.res.wave(t.cluster_m));
+                          dev.res.wave(t.cluster_m), r.plan.stream);
   return r;
 }
 
@@ -219,7 +220,8 @@ Prepared prepare(Problem const& p, Operands const& ops, DeviceFacts const& dev, 
 std::string describe_run(Prepared const& r) {
   Plan run = r.plan;
   run.splits = int(r.sched.splits);
-  if (run.splits == 1) run.tail = false;
+  run.stream = r.sched.stream;
+  if (run.splits == 1 || run.stream) run.tail = false;
   return describe(run);
 }
 
@@ -319,7 +321,7 @@ namespace {
 cudaError_t launch(Problem const& p, Operands const& ops, cudaStream_t stream, Plan const* forced) {
   Prepared r = prepare(p, ops, device_facts(), forced);
   if (!r.why.empty()) return sm80::gemm(p, ops, stream);
-  if (r.sched.splits > 1)
+  if (r.sched.split_ctas() > 0)
     if (cudaError_t e = workspace_for(stream, r.sched, &r.args.partials, &r.args.arrivals); e != cudaSuccess) return e;
   bool const bf16 = p.dtype == DType::bf16;
   bool const ak = r.args.ga.stride[1] == 1, bk = r.args.gb.stride[1] == 1;
