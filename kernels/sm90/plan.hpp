@@ -82,34 +82,39 @@ struct Card {
 // (pipeline fill from cold L2, epilogue drain).
 //
 // The values are loom-sm90-fit's on kernels/sm90/fit/data (an H100 SXM's and an H200's timings,
-// 2026-11-26), rounded: on those 120 problems the model's pick among the timed plans is on average
-// 1.8% slower than the fastest timed one (docs/tuning/sm90.md, sixth round). The shares and the
+// 2026-11-26), rounded: on those 210 problems the model's pick among the timed plans is on average
+// 2.0% slower than the fastest timed one (docs/tuning/sm90.md, sixth round). The shares and the
 // efficiencies are not identified apart (their product is what the timings fix).
 struct Machine {
   Card card;
-  double clock_share = 0.952;    // the SM clock under a sustained GEMM over the highest (the published peak takes 1830 / 1980)
-  double dram_share = 0.697;     // of the bus's peak: 2.34 of an H100's 3.35 TB/s, 3.36 of an H200's 4.81
+  double clock_share = 0.923;    // the SM clock under a sustained GEMM over the highest (1830 / 1980 MHz)
+  double dram_share = 0.739;     // of the bus's peak: 2.48 of an H100's 3.35 TB/s, 3.56 of an H200's 4.81
   double l2_bytes_per_clk = 3443;  // 6.8 TB/s at 1980 MHz
-  double sm_load_bw = 93.7e9;
+  double sm_load_bw = 100e9;
   // A stage's TMA round trip: the stages in flight bound an SM's rate.
-  double load_latency_us = 2.03;
-  double fixup_us = 1.77;
-  double fixup_bw = 75e9;
-  double wave_us = 2.32;
-  double overlap_loss = 0.033;  // the share of the smaller of compute and memory time not hidden
+  double load_latency_us = 2.09;
+  double fixup_us = 2.18;
+  double fixup_bw = 80e9;
+  double wave_us = 2.66;
+  double overlap_loss = 0.046;  // the share of the smaller of compute and memory time not hidden
   // One CTA's main loop per k tile, in SM clocks: the longer of its wgmmas at a share of the tensor
   // peak and wgmma's shared-memory reads (A's bm rows once, B's bn rows once per consumer
   // warpgroup, each row 64 elements of K), plus a fixed cost (the barriers, the producer's turn).
   // A narrow tile spends its reads of A on fewer flops, and its fixed cost on fewer clocks of math:
   // what any width of the family sustains follows from these three, not from a table per shape.
-  double tensor_share = 0.825;
-  double smem_clk_per_row = 0.79;
-  double ktile_clk = 100.7;
+  double tensor_share = 0.85;
+  double smem_clk_per_row = 0.478;
+  double ktile_clk = 103.7;
   // What one SM's epilogue stores of D straight from the registers, where the plan cannot use the
   // TMA store (a swapped plan writes D transposed, one element a store; a tile narrower than a store
   // box; C read): per wave, the tile's bytes at this rate are not hidden.
-  double direct_store_bw = 17.4e9;
+  double direct_store_bw = 20e9;
   std::int64_t workspace_cap = std::int64_t(256) << 20;  // split-K partials, bytes
+  // Whether stream-K plans are candidates. They are not: timed on an H100 (docs/tuning/sm90.md,
+  // sixth round), the best stream-K plan was slower than the best other plan on 118 of 126
+  // problems, by 10% at the median and 30-65% where the model expected it to win most (sub-wave
+  // problems); LOOM_SM90_PLAN still forces one.
+  bool stream_k = false;
 
   static constexpr double kFlopsPerClock = 4096;  // dense bf16/f16 wgmma flops per SM per clock on sm_90
   // The share of an SM's tensor peak one CTA of tile shape t sustains in its main loop.
@@ -200,7 +205,7 @@ void for_each_plan(PlanInput const& in, Machine const& mc, F&& f) {
       };
       Schedule const whole = make_schedule(ts, m, n, in.k, 1, false, wave);
       consider(whole, 1, false);
-      if (whole.cluster_tiles() % wave != 0) {
+      if (mc.stream_k && whole.cluster_tiles() % wave != 0) {
         Schedule const sc = make_schedule(ts, m, n, in.k, 1, false, wave, true);
         if (sc.stream && sc.fits_kernel() && sc.partial_bytes() <= mc.workspace_cap) consider(sc, 1, false, true);
       }

@@ -107,6 +107,7 @@ inline Score score(std::vector<Group> const& groups, Machine mc) {
     if (g.timings.size() < 2) continue;
     double best = 1e300, pick_est = 1e300, pick_us = 0;
     for (Timing const& t : g.timings) {
+      if (t.plan.stream && !mc.stream_k) continue;  // not a plan the model offers
       mc.card = t.facts;
       double const est = estimate_plan(t.in, t.plan, mc);
       double const e = std::log(est / t.us);
@@ -114,6 +115,7 @@ inline Score score(std::vector<Group> const& groups, Machine mc) {
       best = std::min(best, t.us);
       if (est < pick_est) pick_est = est, pick_us = t.us;
     }
+    if (pick_us == 0) continue;
     double const regret = pick_us / best - 1;
     s.mean_regret += regret;
     if (regret > s.max_regret || s.groups == 0) {
