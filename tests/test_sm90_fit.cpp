@@ -31,9 +31,9 @@ TEST(Sm90Fit, TheModelPicksNearTheFastestTimedPlanOnEveryCard) {
     Score const s = score(groups, Machine{});
     SCOPED_TRACE(f);
     EXPECT_GE(s.groups, 30) << "too few problems to judge the model by";
-    EXPECT_LE(s.mean_regret, 0.03) << "mean regret";
-    EXPECT_LE(s.max_regret, 0.25) << "largest regret, on " << s.worst;
-    EXPECT_LE(s.rms_log_error, 0.25) << "rms log error of the estimates";
+    EXPECT_LE(s.mean_regret, 0.032) << "mean regret";
+    EXPECT_LE(s.max_regret, 0.40) << "largest regret, on " << s.worst;
+    EXPECT_LE(s.rms_log_error, 0.15) << "rms log error of the estimates";
   }
 }
 

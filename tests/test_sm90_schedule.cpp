@@ -102,7 +102,9 @@ void walk(Schedule const& s, std::string const& what) {
   // The rounds the model counts are the busiest cluster's units (stream-K: they include its empty
   // ones), and no cluster takes more k tiles than the model counts (the longest split's in each
   // round; stream-K: a range's, ceil(T / grid)).
-  if (!s.stream) EXPECT_EQ(busiest, s.whole_rounds() + s.split_rounds());
+  if (!s.stream) {
+    EXPECT_EQ(busiest, s.whole_rounds() + s.split_rounds());
+  }
   EXPECT_LE(busiest_k, s.whole_rounds() * s.k_tiles + s.split_rounds() * s.split_k_tiles());
   if (s.stream) {
     EXPECT_GE(busiest_k, s.whole_rounds() * s.k_tiles + s.stream_iters / s.grid);

@@ -3,7 +3,9 @@
 // fitted parameters as the C++ initializers to put in Machine.
 //
 //   build/loom-sm90-fit kernels/sm90/fit/data/*.csv
+//   build/loom-sm90-fit --only='efficiency[128x224]' kernels/sm90/fit/data/*.csv
 //
+// --only=NAME[,NAME...] fits those parameters alone (the names it prints), holding the rest.
 // The objective is the mean regret (how much slower the model's pick among the timed plans measured
 // than the fastest one) plus a tenth of the rms log error of the estimates, which keeps the estimates
 // near the times themselves, not only their order. The search is coordinate descent over
@@ -37,13 +39,19 @@ void print(char const* what, Score const& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: loom-sm90-fit DATA.csv...\n");
+  std::string only;  // ",NAME,NAME,": the parameters --only names
+  int first = 1;
+  if (argc > 1 && std::string(argv[1]).rfind("--only=", 0) == 0) {
+    only.append(",").append(argv[1] + 7).append(",");
+    first = 2;
+  }
+  if (argc <= first) {
+    std::fprintf(stderr, "usage: loom-sm90-fit [--only=NAME,...] DATA.csv...\n");
     return 2;
   }
   std::vector<loom::sm90::fit::Timing> all;
   try {
-    for (int i = 1; i < argc; ++i) {
+    for (int i = first; i < argc; ++i) {
       auto const t = loom::sm90::fit::read_csv(argv[i]);
       all.insert(all.end(), t.begin(), t.end());
     }
@@ -60,9 +68,22 @@ int main(int argc, char** argv) {
                                {"l2_bytes_per_clk", &mc.l2_bytes_per_clk, 0}, {"sm_load_bw", &mc.sm_load_bw, 0},
                                {"load_latency_us", &mc.load_latency_us, 0}, {"fixup_us", &mc.fixup_us, 0},
                                {"fixup_bw", &mc.fixup_bw, 0},           {"wave_us", &mc.wave_us, 0},
-                               {"overlap_loss", &mc.overlap_loss, 1},  {"tensor_share", &mc.tensor_share, 1},
-                               {"smem_clk_per_row", &mc.smem_clk_per_row, 0}, {"ktile_clk", &mc.ktile_clk, 0},
-                               {"direct_store_bw", &mc.direct_store_bw, 0}};
+                               {"overlap_loss", &mc.overlap_loss, 1}};
+  static std::string names[loom::sm90::kTileShapeCount];
+  for (int i = 0; i < loom::sm90::kTileShapeCount; ++i) {
+    names[i] = std::string("efficiency[") + loom::sm90::kTileShapes[i].name + "]";
+    params.push_back({names[i].c_str(), &mc.efficiency[i], 1});
+  }
+  if (!only.empty()) {
+    std::vector<Param> kept;
+    for (Param const& p : params)
+      if (only.find(std::string(",").append(p.name).append(",")) != std::string::npos) kept.push_back(p);
+    if (kept.empty()) {
+      std::fprintf(stderr, "loom-sm90-fit: --only names no parameter\n");
+      return 2;
+    }
+    params = kept;
+  }
   double best = objective(before);
   double const steps[] = {0.7, 0.85, 0.93, 0.97, 1.03, 1.07, 1.15, 1.4};
   for (int round = 0; round < 40; ++round) {
@@ -84,8 +105,6 @@ int main(int argc, char** argv) {
   print("fitted", loom::sm90::fit::score(groups, mc));
   std::printf("parameters:\n");
   for (Param const& p : params) std::printf("  %-24s %.4g\n", p.name, *p.value);
-  std::printf("efficiency per tile shape:");
-  for (loom::sm90::TileShape const& t : loom::sm90::kTileShapes) std::printf(" %s %.2f", t.name, mc.efficiency(t));
-  std::printf("\n");
+
   return 0;
 }
