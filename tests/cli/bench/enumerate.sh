@@ -86,4 +86,14 @@ for args in "--list=1" "--repro=1" "--repro --kernels=x*" "--mode=enumerate --ke
     echo "ok   [$args]: $(cat "$tmp/err")"
   fi
 done
+# --plans=N: the model's N best plans as rows of their own, the first the model's choice (the plan
+# the kernel's own row takes), each labelled with its spec, its words and the model's estimate.
+"$bench" --mode=enumerate --kernels=sm90 --plans=3 --dtypes=bf16 --layouts=rcr --m=64 --n=4096 --k=4096 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
+check "plans: a row per plan" '^sm90\[plan=[0-9]+:[0-9]+:[01]:[012]\]/bf16/rcr/64x4096x4096 +would_run .*plan=[0-9:]+; plan_desc=[0-9]+x[0-9]+.*; estimate_us=[0-9.]+'
+[[ $(grep -c '^sm90\[plan=' "$tmp/out") -eq 3 ]] && echo "ok   plans: three rows" || { echo "FAIL plans rows: $(grep -c '^sm90\[plan=' "$tmp/out")"; fail=1; }
+first=$(grep -m1 -o 'plan_desc=[^;]*' "$tmp/out" | cut -d= -f2)
+grep -q "^  plan: tma $first\$" "$tmp/out" && echo "ok   plans: the first is the model's choice" || { echo "FAIL plans: first is $first, the kernel's plan is $(grep -m1 '^  plan: ' "$tmp/out")"; fail=1; }
+"$bench" --mode=enumerate --kernels=add --plans=3 --dtypes=f32 --layouts=ccc --m=64 >"$tmp/out" 2>"$tmp/err"
+[[ $(grep -c '\[plan=' "$tmp/out") -eq 0 ]] && echo "ok   plans: none for a kernel without a model" || { echo "FAIL plans rows for add"; fail=1; }
+
 exit $fail
