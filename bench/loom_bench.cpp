@@ -72,6 +72,7 @@ namespace {
 using loom::DType;
 using loom::KernelInfo;
 using loom::OpKind;
+using loom::PlanTarget;
 using loom::Problem;
 namespace harness = loom::harness;
 
@@ -345,6 +346,7 @@ struct Global {
   std::string first_incorrect;
   bool progress = false;  // --progress
   int plans = 0;  // --plans: rows per kernel row for the model's best plans
+  PlanTarget plan_target;  // --mode=enumerate's --card and --sms (a run: all zero, the GPU's)
 };
 Global g;
 
@@ -1047,7 +1049,7 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
       // with the plan in words and the model's estimate (the first is the model's choice: the
       // kernel's own row runs it too).
       if (g.plans > 0 && k->ranked_plans && grp.misalign == 0) {
-        for (loom::PlanChoice const& c : k->ranked_plans(p, g.plans)) {
+        for (loom::PlanChoice const& c : k->ranked_plans(p, g.plans, g.plan_target)) {
           Bench pb = kb;
           pb.plan = c.spec;
           pb.name = loom::case_name(k->name + "[plan=" + c.spec + "]", p) + suffix;
@@ -1106,7 +1108,7 @@ int enumerate(Options const& o, std::vector<harness::Case> const& cases) {
     // The configuration a kernel with several would pick (KernelInfo::plan; aligned operands only:
     // a misaligned case's path is decided by its addresses, which only the run has).
     if (b.kind == Kind::kernel && b.kernel->plan && b.misalign == 0)
-      std::printf("  plan: %s\n", b.kernel->plan(b.problem, g.info.cc, o.shared.device.sms.value_or(0)).c_str());
+      std::printf("  plan: %s\n", b.kernel->plan(b.problem, g.info.cc, o.shared.device.plan_target()).c_str());
     // What the run checks the row against before timing it, and so the dispositions it can get.
     std::string const reference = reference_for(b);
     if (reference == "cublas")
@@ -1450,6 +1452,9 @@ int main(int argc, char** argv) {
     die("--compute-capability is for --mode=enumerate and --repro (a run takes the GPU's)", 2);
   if (o.shared.device.sms && !o.shared.device.enumerate)
     die("--sms is for --mode=enumerate (a run takes the GPU's)", 2);
+  if (o.shared.device.card && !o.shared.device.enumerate)
+    die("--card is for --mode=enumerate (a run takes the GPU's)", 2);
+  g.plan_target = o.shared.device.plan_target();
   if (o.verification != "on" && o.verification != "off")
     die("--verification is on or off, found \"" + o.verification + "\"", 2);
   g.verify = o.verification == "on";

@@ -205,6 +205,31 @@ void SweepOptions::parse(Tool tool, ProblemOptions const& problem) {
     throw UsageError("--sweep=" + text + " sets N and K (its (N, K) pairs); --n and --k do not go with it");
 }
 
+namespace {
+// --card's GPUs: SMs, the highest SM clock, the memory clock and bus width as the driver reports
+// them (cudaDeviceGetAttribute). h100-sxm and h200 as the device tool's cards reported them
+// (2026-11-26); h100-pcie from NVIDIA's published figures (114 SMs, 1755 MHz, 2.0 TB/s of HBM2e).
+struct NamedCard {
+  char const* name;
+  PlanTarget target;
+};
+constexpr NamedCard kCards[] = {{"h100-sxm", {132, 1980000, 2619000, 5120}},
+                                {"h100-pcie", {114, 1755000, 1593000, 5120}},
+                                {"h200", {132, 1980000, 3201000, 6016}}};
+
+std::string card_names() {
+  std::string s;
+  for (NamedCard const& c : kCards) s += (s.empty() ? "" : ", ") + std::string(c.name);
+  return s;
+}
+}  // namespace
+
+PlanTarget DeviceOptions::plan_target() const {
+  PlanTarget t = card.value_or(PlanTarget{});
+  if (sms) t.sms = *sms;
+  return t;
+}
+
 void DeviceOptions::add(CLI::App& app, Tool tool) {
   device_opt = app.add_option("--device", device_text, "CUDA device ordinal (default: 0)");
   app.add_option("--mode", mode,
@@ -213,10 +238,14 @@ void DeviceOptions::add(CLI::App& app, Tool tool) {
                      "running anything (no GPU needed)");
   cc_opt = app.add_option("--compute-capability", cc_text,
                           "enumerate: the GPU to plan for, e.g. 90 or 9.0 (default: GPU --device's, else 90)");
-  if (tool == Tool::bench)
+  if (tool == Tool::bench) {
     sms_opt = app.add_option("--sms", sms_text,
                              "enumerate: the multiprocessors of the GPU to plan for, e.g. 114 for an H100 PCIe "
                              "(default: GPU --device's, else 132)");
+    card_opt = app.add_option("--card", card_text,
+                              "enumerate: the GPU to plan for by name, its SMs, clocks and memory bus (" + card_names() +
+                                  "; --sms overrides its SM count) (default: GPU --device's, else h100-sxm)");
+  }
 }
 
 void DeviceOptions::parse() {
@@ -225,6 +254,11 @@ void DeviceOptions::parse() {
   enumerate = mode == "enumerate";
   if (cc_opt->count()) cc = compute_capability(cc_text);
   if (sms_opt && sms_opt->count()) sms = int(unsigned_value("--sms", sms_text, 1, 1024));
+  if (card_opt && card_opt->count()) {
+    for (NamedCard const& c : kCards)
+      if (card_text == c.name) card = c.target;
+    if (!card) throw UsageError("--card: unknown card \"" + card_text + "\" (known: " + card_names() + ")");
+  }
 }
 
 void RunOptions::add(CLI::App& app, Tool tool) {

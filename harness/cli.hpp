@@ -101,9 +101,13 @@ struct DeviceOptions {
   int device = 0;
   bool enumerate = false;
   std::optional<int> cc;  // --compute-capability
-  std::string sms_text;
-  CLI::Option* sms_opt = nullptr;
+  std::string sms_text, card_text;
+  CLI::Option *sms_opt = nullptr, *card_opt = nullptr;
   std::optional<int> sms;  // --sms (loom-bench only)
+  // --card (loom-bench only): a named GPU's SMs, clocks and bus, then --sms over its SM count.
+  std::optional<PlanTarget> card;
+  // What --mode=enumerate plans for: --card's, --sms over it; zero fields: the GPU's.
+  PlanTarget plan_target() const;
 
   void add(CLI::App&, Tool);
   void parse();

@@ -31,14 +31,14 @@ cudaError_t gemm(Problem const& p, Operands const& ops, cudaStream_t stream);
 std::string check(Problem const& p);
 // The path gemm() takes for these operands ("tma <plan>, <epilogue>" or "sm80 (why)").
 std::string path(Problem const& p, Operands const& ops);
-// The same from the case alone, for operands at aligned addresses, on a device with `sms` SMs (no
-// GPU needed; 0: the current GPU's, with its measured cluster residency, else 132), less the
-// epilogue.
-std::string plan(Problem const& p, int sms);
-// The model's `count` best plans for the case on the current GPU (its choice first), and gemm()
-// with one of them (a PlanChoice's spec, LOOM_SM90_PLAN's form) instead of the model's:
+// The same from the case alone, for operands at aligned addresses, on `target` (no GPU needed; its
+// zero fields: the current GPU's, with its measured cluster residency, else an H100 SXM's), less
+// the epilogue.
+std::string plan(Problem const& p, PlanTarget const& target);
+// The model's `count` best plans for the case on `target` (its choice first), and gemm() with one
+// of them (a PlanChoice's spec, LOOM_SM90_PLAN's form) instead of the model's:
 // cudaErrorInvalidValue when the spec names no plan or one the operands' majornesses do not take.
-std::vector<PlanChoice> ranked_plans(Problem const& p, int count);
+std::vector<PlanChoice> ranked_plans(Problem const& p, int count, PlanTarget const& target = {});
 cudaError_t gemm_plan(Problem const& p, Operands const& ops, cudaStream_t stream, std::string const& spec);
 }  // namespace sm90
 

@@ -58,9 +58,9 @@ std::string path(Problem const& p, Operands const& ops) {
   return t == Target::sm90 ? std::string("sm90: ") + sm90::path(p, ops) : name(t);
 }
 
-std::string plan(Problem const& p, int cc, int sms) {
+std::string plan(Problem const& p, int cc, PlanTarget const& gpu) {
   Target const t = target(p, cc);
-  return t == Target::sm90 ? std::string("sm90: ") + sm90::plan(p, sms) : name(t);
+  return t == Target::sm90 ? std::string("sm90: ") + sm90::plan(p, gpu) : name(t);
 }
 
 }  // namespace

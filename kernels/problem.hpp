@@ -54,6 +54,15 @@ struct Operands {
   void* d = nullptr;
 };
 
+// The GPU a kernel's model plans for when no GPU is asked (loom-bench --mode=enumerate's --sms and
+// --card): a field of 0 is the current GPU's, else an H100 SXM's.
+struct PlanTarget {
+  int sms = 0;          // multiprocessors
+  double sm_khz = 0;    // the highest SM clock
+  double mem_khz = 0;   // the memory clock
+  int bus_bits = 0;     // the memory bus width
+};
+
 // One plan of a kernel that plans each problem (sm90): its spec (what the kernel's launch_plan
 // takes), the plan in words, and the kernel's model's estimate of its time.
 struct PlanChoice {

@@ -32,17 +32,16 @@ struct KernelInfo {
   // the path launch() takes for these operands; launch() follows the same function, so what
   // validate and bench report is what ran. Empty function: one path.
   std::function<std::string(Problem const&, Operands const&)> path;
-  // The path path() would name on a device of compute capability `cc` and `sms` multiprocessors
-  // for operands at 256-byte aligned addresses, less the epilogue (which D's address also decides),
-  // from the case alone: no GPU, buffers or driver needed (loom-bench --mode=enumerate prints it).
-  // sms 0: the current GPU's (with its measured cluster residency), else an H100's 132. Empty
-  // function: one path.
-  std::function<std::string(Problem const&, int cc, int sms)> plan;
+  // The path path() would name on a device of compute capability `cc` (and, for a kernel whose
+  // model reads them, the SMs, clocks and bus of `target`) for operands at 256-byte aligned
+  // addresses, less the epilogue (which D's address also decides), from the case alone: no GPU,
+  // buffers or driver needed (loom-bench --mode=enumerate prints it). Empty function: one path.
+  std::function<std::string(Problem const&, int cc, PlanTarget const& target)> plan;
   int max_cc = 0;  // the newest compute capability it runs on (0: any); sm_90a code runs on 9.0 alone
   // For a kernel that plans each problem with a model (sm90): the model's `count` best plans for the
-  // case on the current GPU, its choice first, and launch() with one of them instead of the
-  // model's (loom-bench --plans times them). Empty functions: no plans.
-  std::function<std::vector<PlanChoice>(Problem const&, int count)> ranked_plans;
+  // case on `target` (its zero fields: the current GPU's), its choice first, and launch() with one
+  // of them instead of the model's (loom-bench --plans times them). Empty functions: no plans.
+  std::function<std::vector<PlanChoice>(Problem const&, int count, PlanTarget const& target)> ranked_plans;
   std::function<cudaError_t(Problem const&, Operands const&, cudaStream_t, std::string const& spec)> launch_plan;
 };
 

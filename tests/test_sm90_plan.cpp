@@ -139,5 +139,26 @@ TEST(Sm90Plan, DescribeNamesTheConfiguration) {
   EXPECT_EQ(describe(Plan{3, 4, true, 0}), "128x16 swap-AB split-K 4");
 }
 
+// The model reads the card: an H200's memory clock and bus (3201 MHz, 6016 bits, as its driver
+// reports them) give it 44% more DRAM bandwidth than an H100 SXM's, so a memory-bound decode GEMM
+// is estimated that much faster, and a compute-bound one no faster (the same SM clock).
+TEST(Sm90Plan, TheModelReadsTheCard) {
+  Machine h100, h200;
+  h200.card.mem_clock_khz = 3201000, h200.card.bus_bits = 6016;
+  EXPECT_NEAR(h100.dram_bw() / 1e12, 3.0, 0.01);
+  EXPECT_NEAR(h200.dram_bw() / h100.dram_bw(), 3201000.0 * 6016 / (2619000.0 * 5120), 1e-9);
+  PlanInput decode;
+  decode.m = 1, decode.n = 8192, decode.k = 8192;
+  double const t100 = choose_plan(decode, h100).us, t200 = choose_plan(decode, h200).us;
+  EXPECT_LT(t200, t100 * 0.85) << t200 << " us on an H200 against " << t100 << " on an H100";
+  PlanInput big;
+  big.m = big.n = big.k = 8192;
+  EXPECT_NEAR(choose_plan(big, h200).us / choose_plan(big, h100).us, 1.0, 0.02);
+  // The tensor peak follows the SM clock.
+  Machine slow;
+  slow.card.sm_clock_khz = 1755000;
+  EXPECT_NEAR(slow.sm_peak_flops() / h100.sm_peak_flops(), 1755.0 / 1980.0, 1e-9);
+}
+
 }  // namespace
 }  // namespace loom::sm90

@@ -301,16 +301,32 @@ std::string path(Problem const& p0, Operands const& ops) {
   return "tma " + describe_run(r) + (store.empty() ? ", tma store" : ", direct store (" + store + ")");
 }
 
-// The path from the case alone: operands at an aligned (never dereferenced) address, and no TMA map
-// (the driver's check of a map repeats make_tma_desc's, which prepare()'s rules mirror).
-std::string plan(Problem const& p0, int sms) {
-  Problem const p = with_default_lds(p0);
+namespace {
+// The device facts of `target`: the current device's, its nonzero fields replaced (a different SM
+// count: every SM takes a cluster's CTA, Residency::of_sms).
+DeviceFacts facts_of(PlanTarget const& target) {
+  DeviceFacts dev = device_facts();
+  if (target.sms > 0) dev.res = Residency::of_sms(target.sms);
+  if (target.sm_khz > 0) dev.card.sm_clock_khz = target.sm_khz;
+  if (target.mem_khz > 0) dev.card.mem_clock_khz = target.mem_khz;
+  if (target.bus_bits > 0) dev.card.bus_bits = target.bus_bits;
+  return dev;
+}
+
+// Operands at an aligned address, never dereferenced: what plan() and ranked_plans() plan for.
+Operands aligned_operands() {
   Operands ops{};
   ops.a = ops.b = ops.c = reinterpret_cast<void const*>(std::uintptr_t(256));
   ops.d = reinterpret_cast<void*>(std::uintptr_t(256));
-  DeviceFacts dev = device_facts();
-  if (sms > 0) dev.res = Residency::of_sms(sms);
-  Prepared const r = prepare(p, ops, dev);
+  return ops;
+}
+}  // namespace
+
+// The path from the case alone: operands at an aligned (never dereferenced) address, and no TMA map
+// (the driver's check of a map repeats make_tma_desc's, which prepare()'s rules mirror).
+std::string plan(Problem const& p0, PlanTarget const& target) {
+  Problem const p = with_default_lds(p0);
+  Prepared const r = prepare(p, aligned_operands(), facts_of(target));
   return r.why.empty() ? "tma " + describe_run(r) : "sm80 (" + r.why + ")";
 }
 
@@ -347,13 +363,11 @@ cudaError_t gemm_plan(Problem const& p0, Operands const& ops, cudaStream_t strea
   return launch(p, ops, stream, &f);
 }
 
-std::vector<PlanChoice> ranked_plans(Problem const& p0, int count) {
+std::vector<PlanChoice> ranked_plans(Problem const& p0, int count, PlanTarget const& target) {
   Problem const p = with_default_lds(p0);
-  Operands ops{};
-  ops.a = ops.b = ops.c = reinterpret_cast<void const*>(std::uintptr_t(256));
-  ops.d = reinterpret_cast<void*>(std::uintptr_t(256));
+  Operands const ops = aligned_operands();
   std::vector<PlanChoice> out;
-  DeviceFacts const dev = device_facts();
+  DeviceFacts const dev = facts_of(target);
   char inputs[200];
   std::snprintf(inputs, sizeof inputs, "sms=%d; clusters=%d/%d/%d/%d; sm_khz=%.0f; mem_khz=%.0f; bus_bits=%d", dev.res.sms,
                 dev.res.clusters[0], dev.res.clusters[1], dev.res.clusters[2], dev.res.clusters[3],
@@ -374,8 +388,10 @@ KernelInfo sm90_kernel_info() {
                "accumulation; sm80 where TMA cannot read A or B",
                sm90::check, sm90::gemm};
   k.path = sm90::path;
-  k.plan = [](Problem const& p, int, int sms) { return sm90::plan(p, sms); };
-  k.ranked_plans = [](Problem const& p, int count) { return sm90::ranked_plans(p, count); };
+  k.plan = [](Problem const& p, int, PlanTarget const& target) { return sm90::plan(p, target); };
+  k.ranked_plans = [](Problem const& p, int count, PlanTarget const& target) {
+    return sm90::ranked_plans(p, count, target);
+  };
   k.launch_plan = sm90::gemm_plan;
   k.max_cc = 90;  // sm_90a code (wgmma, setmaxnreg) runs on compute capability 9.0 alone
   return k;

@@ -76,7 +76,7 @@ check "tags after sweep=llm" '^sm80/bf16/rcr/1x4096x4096 +would_run +.*sweep=llm
 check "--list header" '^kernel +op +dtypes +min_cc +description$'
 check "--list sm90" '^sm90 +gemm +f16, bf16 +9\.0 '
 
-for args in "--list=1" "--repro=1" "--repro --kernels=x*" "--mode=enumerate --kernels=x*" "--mode=enumerate --providers=foo" "--mode=enumerate --kernels=sm90 --ignore-kernels=sm*" "--mode=enumerate --compute-capability=nine" "--mode=time" "--compute-capability=90" "--mode=enumerate --sms=0" "--mode=enumerate --sms=x" "--sms=114"; do
+for args in "--list=1" "--repro=1" "--repro --kernels=x*" "--mode=enumerate --kernels=x*" "--mode=enumerate --providers=foo" "--mode=enumerate --kernels=sm90 --ignore-kernels=sm*" "--mode=enumerate --compute-capability=nine" "--mode=time" "--compute-capability=90" "--mode=enumerate --sms=0" "--mode=enumerate --sms=x" "--sms=114" "--mode=enumerate --card=h300" "--card=h200"; do
   rc=0
   # shellcheck disable=SC2086
   "$bench" $args >"$tmp/out" 2>"$tmp/err" || rc=$?
@@ -86,6 +86,15 @@ for args in "--list=1" "--repro=1" "--repro --kernels=x*" "--mode=enumerate --ke
     echo "ok   [$args]: $(cat "$tmp/err")"
   fi
 done
+# --card plans for a named GPU: an H200's faster memory changes some of the llm sweep's picks, an
+# H100 SXM's are the default's without a GPU, and --sms overrides the card's SM count.
+"$bench" --mode=enumerate --sweep=llm-wide --kernels=gemm --dtypes=bf16 --layouts=rcr --compute-capability=9.0 --card=h100-sxm | grep '^  plan' >"$tmp/c100"
+"$bench" --mode=enumerate --sweep=llm-wide --kernels=gemm --dtypes=bf16 --layouts=rcr --compute-capability=9.0 --card=h200 | grep '^  plan' >"$tmp/c200"
+[[ -s $tmp/c100 ]] && ! cmp -s "$tmp/c100" "$tmp/c200" && echo "ok   --card: an H200 plans differently from an H100 SXM" ||
+  { echo "FAIL --card: h200 and h100-sxm plan alike"; fail=1; }
+"$bench" --mode=enumerate --sweep=llm --kernels=gemm --dtypes=bf16 --layouts=rcr --compute-capability=9.0 --card=h100-sxm --sms=114 | grep '^  plan' >"$tmp/c114"
+cmp -s "$tmp/c114" "$tmp/p114" && echo "ok   --card: --sms overrides its SM count" || { echo "FAIL --card --sms=114 plans unlike --sms=114"; fail=1; }
+
 # --plans=N: the model's N best plans as rows of their own, the first the model's choice (the plan
 # the kernel's own row takes), each labelled with its spec, its words and the model's estimate.
 "$bench" --mode=enumerate --kernels=sm90 --plans=3 --dtypes=bf16 --layouts=rcr --m=64 --n=4096 --k=4096 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
