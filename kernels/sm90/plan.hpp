@@ -122,10 +122,11 @@ struct Machine {
   constexpr double l2_bw() const { return l2_bytes_per_clk * card.sm_clock_khz * 1e3; }
 };
 
-// The estimate of schedule `sc` of tile shape `shape` for a problem (m, n, k) in its orientation
-// (`swap`: D^T is computed, and stored transposed).
+// The estimate of schedule `sc` of tile shape `shape` for a problem (m, n, k) in its orientation.
+// It has no epilogue term: one that charged swapped plans their direct stores measured worse
+// (docs/tuning/sm90.md, sixth round).
 inline double estimate_us(int shape, Schedule const& sc, std::int64_t m, std::int64_t n, std::int64_t k, int out_bytes,
-                          bool beta, bool swap, Machine const& mc = {}) {
+                          bool beta, Machine const& mc = {}) {
   TileShape const t = kTileShapes[shape];
   // CTA tiles, in whole clusters; rounds of work units on the busiest cluster; the CTA tiles split.
   std::int64_t const tiles_m = sc.cluster_rows * sc.cluster_m, tiles_n = sc.tiles_n;
@@ -152,17 +153,16 @@ inline double estimate_us(int shape, Schedule const& sc, std::int64_t m, std::in
   double const in_flight = double(std::min(tile_stages(t), kModelStages)) * double(tile_stage_bytes(t));
   double const sm_rate = std::min(mc.sm_load_bw, in_flight / (mc.load_latency_us * 1e-6));
   double const memory = std::max({dram / mc.dram_bw(), l2 / mc.l2_bw(), per_sm / sm_rate}) * 1e6;
-  (void)swap;  // the model has no epilogue term (docs/tuning/sm90.md, sixth round: one measured worse)
   return std::max(compute, memory) + mc.overlap_loss * std::min(compute, memory) + fixup + double(waves) * mc.wave_us;
 }
 
 // The same for a plan's tile shape and split on a device of `sms` SMs, every one of them taking a
 // cluster's CTA (Residency::of_sms).
 inline double estimate_us(int shape, int splits, std::int64_t m, std::int64_t n, std::int64_t k, int sms,
-                          int out_bytes, bool beta, Machine const& mc = {}, bool tail = false, bool swap = false) {
+                          int out_bytes, bool beta, Machine const& mc = {}, bool tail = false) {
   TileShape const t = kTileShapes[shape];
   Schedule const sc = make_schedule(t, m, n, k, splits, tail, Residency::of_sms(sms).wave(t.cluster_m));
-  return estimate_us(shape, sc, m, n, k, out_bytes, beta, swap, mc);
+  return estimate_us(shape, sc, m, n, k, out_bytes, beta, mc);
 }
 
 // The estimate of plan p for a problem as the model reads it (the schedule make_schedule makes of it
@@ -171,7 +171,7 @@ inline double estimate_plan(PlanInput const& in, Plan const& p, Machine const& m
   TileShape const t = kTileShapes[p.shape];
   std::int64_t const m = p.swap ? in.n : in.m, n = p.swap ? in.m : in.n;
   Schedule const sc = make_schedule(t, m, n, in.k, p.splits, p.tail, in.res.wave(t.cluster_m), p.stream);
-  return estimate_us(p.shape, sc, m, n, in.k, in.out_bytes, in.beta, p.swap, mc);
+  return estimate_us(p.shape, sc, m, n, in.k, in.out_bytes, in.beta, mc);
 }
 
 // Every plan the model weighs for a problem, with its estimate, in a fixed order: every tile shape
@@ -191,7 +191,7 @@ void for_each_plan(PlanInput const& in, Machine const& mc, F&& f) {
       std::int64_t const wave = in.res.wave(ts.cluster_m);
       std::int64_t const k_tiles = ceil_div(in.k, kTileK);
       auto consider = [&](Schedule const& sc, int s, bool tail, bool stream = false) {
-        f(Plan{t, s, swap != 0, estimate_us(t, sc, m, n, in.k, in.out_bytes, in.beta, swap != 0, mc), tail, stream});
+        f(Plan{t, s, swap != 0, estimate_us(t, sc, m, n, in.k, in.out_bytes, in.beta, mc), tail, stream});
       };
       Schedule const whole = make_schedule(ts, m, n, in.k, 1, false, wave);
       consider(whole, 1, false);

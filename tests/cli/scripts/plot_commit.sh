@@ -7,13 +7,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() {  # name, pattern, file
-  if grep -qE -- "$2" "$3"; then echo "ok   $1"; else echo "FAIL $1: no /$2/ in:"; cat "$3"; fail=1; fi
-}
-absent() {
-  if grep -qE -- "$2" "$3"; then echo "FAIL $1: /$2/ in:"; cat "$3"; fail=1; else echo "ok   $1"; fi
-}
+# shellcheck source=tests/cli/scripts/lib.sh
+source "$root/tests/cli/scripts/lib.sh"
 
 # loom_stamp writes the checkout's commit (or "unknown" outside git) beside a file.
 (source "$root/scripts/common.sh" >/dev/null 2>&1 || true; loom_stamp "$tmp/stamped")

@@ -6,10 +6,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() {  # name, pattern, file
-  if grep -qE -- "$2" "$3"; then echo "ok   $1"; else echo "FAIL $1: no /$2/ in:"; cat "$3"; fail=1; fi
-}
+# shellcheck source=tests/cli/scripts/lib.sh
+source "$root/tests/cli/scripts/lib.sh"
 python3 - "$tmp/b.json" <<'PY'
 import json, sys
 rows = []
