@@ -76,6 +76,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <atomic>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -83,6 +84,7 @@
 #include "kernels/epilogue.cuh"
 #include "kernels/numeric.cuh"
 #include "kernels/operand_layout.hpp"
+#include "kernels/per_device.hpp"
 #include "kernels/problem.hpp"
 #include "kernels/ptx_sm80.cuh"
 #include "layout/tensor.hpp"
@@ -493,9 +495,12 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm) gemm_sm80_kernel(Pa
 template <class Cfg, bool kBf16, bool kFast>
 cudaError_t launch_kernel(Args const& args, cudaStream_t stream) {
   auto* kernel = gemm_sm80_kernel<Cfg, kBf16, kFast>;
-  static cudaError_t const attr =
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes);
-  if (attr != cudaSuccess) return attr;
+  static std::atomic<std::uint64_t> attr_set{0};  // per device: kernels/per_device.hpp
+  if (cudaError_t const e = once_per_device(attr_set, [&] {
+        return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes);
+      });
+      e != cudaSuccess)
+    return e;
   // The launcher (gemm_sm80.cu) chose the majornesses by which stride is 1.
   auto gmem = [](void const* p, GmemShape const& g, auto unit) {
     return make_gmem_tensor<decltype(unit)::value>(static_cast<std::uint16_t const*>(p), Coord<2>{{g.shape[0], g.shape[1]}},
