@@ -1,6 +1,7 @@
-// The GEMM kernels' own entry points, for the kernels that call one another: gemm (kernels/gemm.cu)
-// picks fma, sm80 or sm90, and sm90 hands to sm80 the cases TMA cannot read. A kernel calls these
-// directly, never through the catalog (kernels/registry.hpp), which only lists them for the tools.
+// The kernels' own entry points, for the code that calls them: gemm's dispatch (kernels/gemm.cu)
+// picks fma, sm80 or sm90, sm90 hands to sm80 the cases TMA cannot read, and the library
+// (kernels/api.cpp, <loom/gemm.hpp>) calls the dispatch and the add. None of them goes through the
+// catalog (kernels/registry.hpp), which only lists the kernels for the tools.
 //
 // Each takes a Problem whose leading dimensions may be 0 (the smallest legal value), returns the
 // launch's error, and checks nothing the catalog's why_unsupported checks (sizes, leading
@@ -39,7 +40,27 @@ std::string plan(Problem const& p, PlanTarget const& target);
 // of them (a PlanChoice's spec, LOOM_SM90_PLAN's form) instead of the model's:
 // cudaErrorInvalidValue when the spec names no plan or one the operands' majornesses do not take.
 std::vector<PlanChoice> ranked_plans(Problem const& p, int count, PlanTarget const& target = {});
+// The bytes of Operands::workspace gemm() needs on the current device (split-K's partials and
+// counters; 0 for a whole-tile plan), for the model's plan or, with `spec`, that plan's; for
+// operands at aligned addresses (others run sm80, which needs none).
+std::size_t workspace_size(Problem const& p, std::string const& spec = {});
 cudaError_t gemm_plan(Problem const& p, Operands const& ops, cudaStream_t stream, std::string const& spec);
 }  // namespace sm90
+
+namespace dispatch {  // gemm's choice among fma, sm80 and sm90 on the current device (kernels/gemm.cu)
+cudaError_t gemm(Problem const& p, Operands const& ops, cudaStream_t stream);
+std::string check(Problem const& p);
+// The workspace gemm() needs on the current device for any beta (Operands::workspace).
+std::size_t workspace_size(Problem p);
+}  // namespace dispatch
+
+namespace elementwise {  // D = alpha*A + beta*B (kernels/add.cu)
+cudaError_t add(Problem const& p, Operands const& ops, cudaStream_t stream);
+std::string check(Problem const& p);
+}  // namespace elementwise
+
+// A CUDA error as the library's Status (kernels/api.cpp): cuda_error, or arch_mismatch for an error
+// that says the build holds no code for the device.
+Status cuda_status(cudaError_t e);
 
 }  // namespace loom

@@ -5,8 +5,13 @@
 //   fp16, bf16 on compute capability 9.0  -> sm90 (which picks its tile shape, split-K and swap, and
 //                                            falls back to sm80 where TMA cannot read A or B)
 //   fp16, bf16 elsewhere (8.x, and 9.x+ without an sm_90a build)  -> sm80
-// Its path (validate's [path], bench's path=) names the kernel and that kernel's own path.
+// Its path (validate's [path], bench's path=) names the kernel and that kernel's own path. The
+// library's loom::gemm (kernels/api.cpp) checks the arguments and calls dispatch::gemm; the catalog's
+// entry calls loom::gemm.
+#include <algorithm>
 #include <string>
+
+#include "loom/gemm.hpp"
 
 #include "kernels/entry.hpp"
 #include "kernels/registry.hpp"
@@ -35,24 +40,6 @@ Target target(Problem const& p, int cc) {
 Target target(Problem const& p) { return target(p, p.dtype == DType::f32 ? 0 : device_cc()); }
 char const* name(Target t) { return t == Target::fma ? "fma" : t == Target::sm80 ? "sm80" : "sm90"; }
 
-std::string check(Problem const& p) {
-  switch (target(p)) {
-    case Target::fma: return sgemm_fma::check(p);
-    case Target::sm80: return sm80::check(p);
-    case Target::sm90: return sm90::check(p);
-  }
-  return {};
-}
-
-cudaError_t launch(Problem const& p, Operands const& ops, cudaStream_t stream) {
-  switch (target(p)) {
-    case Target::fma: return sgemm_fma::gemm(p, ops, stream);
-    case Target::sm80: return sm80::gemm(p, ops, stream);
-    case Target::sm90: return sm90::gemm(p, ops, stream);
-  }
-  return cudaErrorNotSupported;
-}
-
 std::string path(Problem const& p, Operands const& ops) {
   Target const t = target(p);
   return t == Target::sm90 ? std::string("sm90: ") + sm90::path(p, ops) : name(t);
@@ -63,12 +50,65 @@ std::string plan(Problem const& p, int cc, PlanTarget const& gpu) {
   return t == Target::sm90 ? std::string("sm90: ") + sm90::plan(p, gpu) : name(t);
 }
 
+// The catalog's gemm is the library's: what validate checks and bench times is what a user calls.
+GemmDesc desc_of(Problem const& p) {
+  GemmDesc d;
+  d.m = p.m, d.n = p.n, d.k = p.k;
+  d.ab_type = p.dtype, d.cd_type = p.out_dtype;
+  d.a_order = p.a, d.b_order = p.b, d.cd_order = p.c;
+  d.lda = p.lda, d.ldb = p.ldb, d.ldc = p.ldc;
+  return d;
+}
+
+Status launch(Problem const& p, Operands const& ops, cudaStream_t stream) {
+  return loom::gemm(desc_of(p), float(p.alpha), ops.a, ops.b, float(p.beta), ops.c, ops.d, ops.workspace,
+                    ops.workspace_bytes, stream);
+}
+
+std::size_t workspace(Problem const& p, std::string const&) {
+  std::size_t bytes = 0;
+  return loom::gemm_workspace_size(desc_of(p), &bytes).ok() ? bytes : 0;
+}
+
 }  // namespace
+
+namespace dispatch {
+
+std::string check(Problem const& p) {
+  switch (target(p)) {
+    case Target::fma: return sgemm_fma::check(p);
+    case Target::sm80: return sm80::check(p);
+    case Target::sm90: return sm90::check(p);
+  }
+  return {};
+}
+
+cudaError_t gemm(Problem const& p, Operands const& ops, cudaStream_t stream) {
+  switch (target(p)) {
+    case Target::fma: return sgemm_fma::gemm(p, ops, stream);
+    case Target::sm80: return sm80::gemm(p, ops, stream);
+    case Target::sm90: return sm90::gemm(p, ops, stream);
+  }
+  return cudaErrorNotSupported;
+}
+
+// Only sm90 splits K (fma's split adds into D, sm80 has none): its plan's workspace for beta 0 and
+// beta 1, which the plan weighs differently, so the size holds whatever beta the call brings.
+std::size_t workspace_size(Problem p) {
+  if (target(p) != Target::sm90) return 0;
+  p.beta = 0;
+  std::size_t const zero = sm90::workspace_size(p);
+  p.beta = 1;
+  return std::max(zero, sm90::workspace_size(p));
+}
+
+}  // namespace dispatch
 
 KernelInfo gemm_kernel_info() {
   KernelInfo k{"gemm", OpKind::gemm, {DType::f32, DType::f16, DType::bf16}, 80,
                "the entry point: fma for fp32; sm90 on compute capability 9.0, else sm80, for fp16 and bf16",
-               check, launch};
+               dispatch::check, launch};
+  k.workspace_size = workspace;
   k.path = path;
   k.plan = plan;
   return k;

@@ -63,7 +63,7 @@ namespace loom {
 KernelInfo sm80_kernel_info() {
   return {"sm80", OpKind::gemm, {DType::f16, DType::bf16}, 80,
           "tensor-core mma.sync m16n8k16, ldmatrix, 4-stage cp.async, 128x128x32 tiles; fp32 accumulation",
-          sm80::check, sm80::gemm};
+          sm80::check, launched<sm80::gemm>};
 }
 
 }  // namespace loom

@@ -8,10 +8,10 @@
 #include <string>
 #include <string_view>
 
+#include "loom/gemm.hpp"  // DType, Order: the library's
+
 namespace loom {
 
-enum class DType { f32, f16, bf16 };
-enum class Order { col, row };  // col: element (i,j) at i + j*ld; row: at i*ld + j
 enum class OpKind { add, gemm };
 
 const char* to_string(DType);
@@ -52,6 +52,11 @@ struct Operands {
   void const* b = nullptr;
   void const* c = nullptr;  // gemm only
   void* d = nullptr;
+  // Scratch the caller owns, 16-byte aligned, of at least the kernel's workspace size
+  // (KernelInfo::workspace_size): gemm's split-K partials and counters. A launch keeps nothing in
+  // it between calls; two launches in flight at once need one each.
+  void* workspace = nullptr;
+  std::size_t workspace_bytes = 0;
 };
 
 // The GPU a kernel's model plans for when no GPU is asked (loom-bench --mode=enumerate's --sms and

@@ -1,5 +1,9 @@
 #include "kernels/registry.hpp"
 
+#include <map>
+#include <mutex>
+#include <utility>
+
 namespace loom {
 
 // The catalog, in the order the tools list it: one entry per kernel, whose file defines
@@ -56,20 +60,61 @@ std::string kernel_path(KernelInfo const& k, Problem const& p, Operands const& o
   return k.path ? k.path(p, ops) : std::string();
 }
 
-std::string run_kernel(KernelInfo const& k, Problem const& p, Operands const& ops, cudaStream_t s, int cc) {
-  std::string why = why_unsupported(k, p, cc);
-  if (!why.empty()) return why;
-  cudaError_t e = k.launch(p, ops, s);
-  if (e == cudaSuccess) e = cudaGetLastError();
-  if (e != cudaSuccess) return k.name + ": " + cudaGetErrorString(e);
+namespace {
+
+// The tools' workspace for launches on (device, stream): allocated when a case first needs more
+// than it holds. The old buffer is freed after the stream's queued work, which may still use it.
+std::string with_workspace(KernelInfo const& k, Problem const& p, std::string const& spec, cudaStream_t s,
+                           Operands* ops) {
+  if (!k.workspace_size || ops->workspace != nullptr) return {};
+  std::size_t const need = k.workspace_size(p, spec);
+  if (need == 0) return {};
+  int dev = 0;
+  if (cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return std::string("workspace: ") + cudaGetErrorString(e);
+  struct Buffer {
+    void* ptr = nullptr;
+    std::size_t bytes = 0;
+  };
+  static std::mutex mu;
+  static std::map<std::pair<int, cudaStream_t>, Buffer> buffers;
+  std::lock_guard<std::mutex> lock(mu);
+  Buffer& b = buffers[{dev, s}];
+  if (b.bytes < need) {
+    if (b.ptr) {
+      if (cudaError_t e = cudaStreamSynchronize(s); e != cudaSuccess) return std::string("workspace: ") + cudaGetErrorString(e);
+      cudaFree(b.ptr);
+      b = Buffer{};
+    }
+    if (cudaError_t e = cudaMalloc(&b.ptr, need); e != cudaSuccess) {
+      cudaGetLastError();
+      return "workspace: cannot allocate " + std::to_string(need) + " bytes (" + cudaGetErrorString(e) + ")";
+    }
+    b.bytes = need;
+  }
+  ops->workspace = b.ptr, ops->workspace_bytes = b.bytes;
   return {};
 }
 
-std::string run_kernel_plan(KernelInfo const& k, Problem const& p, Operands const& ops, cudaStream_t s, int cc,
+}  // namespace
+
+std::string run_kernel(KernelInfo const& k, Problem const& p, Operands const& ops0, cudaStream_t s, int cc) {
+  std::string why = why_unsupported(k, p, cc);
+  if (!why.empty()) return why;
+  Operands ops = ops0;
+  if (std::string err = with_workspace(k, p, {}, s, &ops); !err.empty()) return k.name + ": " + err;
+  Status const st = k.launch(p, ops, s);
+  if (!st.ok()) return k.name + ": " + st.message();
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return k.name + ": " + cudaGetErrorString(e);
+  return {};
+}
+
+std::string run_kernel_plan(KernelInfo const& k, Problem const& p, Operands const& ops0, cudaStream_t s, int cc,
                             std::string const& spec) {
   if (!k.launch_plan) return k.name + " has no plans to choose from";
   std::string why = why_unsupported(k, p, cc);
   if (!why.empty()) return why;
+  Operands ops = ops0;
+  if (std::string err = with_workspace(k, p, spec, s, &ops); !err.empty()) return k.name + ": " + err;
   cudaError_t e = k.launch_plan(p, ops, s, spec);
   if (e == cudaErrorInvalidValue) return k.name + ": plan " + spec + " is not one this case can take";
   if (e == cudaSuccess) e = cudaGetLastError();

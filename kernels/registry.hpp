@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kernels/entry.hpp"
 #include "kernels/problem.hpp"
 
 namespace loom {
@@ -27,7 +28,10 @@ struct KernelInfo {
   std::string description;
   // Empty when the kernel takes the case, else why it does not.
   std::function<std::string(Problem const&)> check;
-  std::function<cudaError_t(Problem const&, Operands const&, cudaStream_t)> launch;
+  // Launches the case (Operands::workspace holding workspace_size's bytes). gemm and add are the
+  // library's loom::gemm and loom::add; the other kernels' launchers return a cudaError_t
+  // (launched<F> makes it a Status).
+  std::function<Status(Problem const&, Operands const&, cudaStream_t)> launch;
   // For a kernel with more than one path (sm90: TMA, or sm80 where TMA cannot read the operands),
   // the path launch() takes for these operands; launch() follows the same function, so what
   // validate and bench report is what ran. Empty function: one path.
@@ -43,7 +47,16 @@ struct KernelInfo {
   // of them instead of the model's (loom-bench --plans times them). Empty functions: no plans.
   std::function<std::vector<PlanChoice>(Problem const&, int count, PlanTarget const& target)> ranked_plans;
   std::function<cudaError_t(Problem const&, Operands const&, cudaStream_t, std::string const& spec)> launch_plan;
+  // The bytes of Operands::workspace a launch of the case needs on the current device (with `spec`:
+  // launch_plan's of that plan). Empty function: none.
+  std::function<std::size_t(Problem const&, std::string const& spec)> workspace_size;
 };
+
+// A launcher that returns a cudaError_t as a KernelInfo::launch.
+template <auto F>
+Status launched(Problem const& p, Operands const& ops, cudaStream_t stream) {
+  return cuda_status(F(p, ops, stream));
+}
 
 // The path `k` takes for this case, or "" for a kernel with one path.
 std::string kernel_path(KernelInfo const& k, Problem const& p, Operands const& ops);
@@ -56,7 +69,8 @@ KernelInfo const* find_kernel(std::string_view name);
 std::string why_unsupported(KernelInfo const& k, Problem const& p, int cc);
 
 // Checks, launches, and checks the launch. Returns an empty string on success, else a one-line
-// reason (unsupported case or CUDA error).
+// reason (unsupported case or CUDA error). A kernel that needs a workspace gets the tools' own: one
+// per device and stream, grown (outside the library call) when a case needs more.
 std::string run_kernel(KernelInfo const& k, Problem const& p, Operands const& ops, cudaStream_t s, int cc);
 // The same with plan `spec` (one of k.ranked_plans's) instead of the kernel's own choice.
 std::string run_kernel_plan(KernelInfo const& k, Problem const& p, Operands const& ops, cudaStream_t s, int cc,

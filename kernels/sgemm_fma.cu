@@ -122,7 +122,7 @@ namespace loom {
 KernelInfo sgemm_fma_kernel_info() {
   return {"fma", OpKind::gemm, {DType::f32}, 80,
           "fp32 GEMM on FFMA: 256x128 or 128x128 tiles, 16x8 or 8x8 per thread, double-buffered smem, split K",
-          sgemm_fma::check, sgemm_fma::gemm};
+          sgemm_fma::check, launched<sgemm_fma::gemm>};
 }
 
 }  // namespace loom

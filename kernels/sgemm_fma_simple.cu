@@ -140,7 +140,7 @@ std::string check(Problem const& p) {
 KernelInfo sgemm_fma_simple_kernel_info() {
   return {"fma_simple", OpKind::gemm, {DType::f32}, 80,
           "fp32 GEMM on FFMA: 128x128x8 tiles, TiledMMA of the FMA atom, one stage, scalar loads",
-          check, launch};
+          check, launched<launch>};
 }
 
 }  // namespace loom

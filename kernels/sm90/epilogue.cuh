@@ -129,8 +129,10 @@ __device__ __forceinline__ void store_d_tma(Params const& p, Acc const& acc, int
 // D); the others return false. The sum's order is fixed whichever split is last, so D's bits do not
 // depend on timing: with two splits the last adds the other's partial to its own registers (fp32
 // addition commutes, so p0 + p1 and p1 + p0 are the same bits); with more it reads its own back too
-// and adds all of them from split 0 on. The counter wraps to zero on the last arrival (atom.inc),
-// ready for the next launch. Only the warpgroup's first thread fences, in its atomic: the named
+// and adds all of them from split 0 on. The counters start at zero: the launch zeroes them in a
+// kernel of its own just before (the workspace is the caller's, its contents unknown), and the
+// first thread waits for that kernel (griddepcontrol.wait) before its arrival, so the GEMM starts
+// while it runs; the counter also wraps to zero on the last arrival (atom.inc). Only the warpgroup's first thread fences, in its atomic: the named
 // barrier orders every thread's partial before that release, and that acquire before every
 // thread's reads (the memory model's cumulativity). Against a fence in every thread and both
 // partials read back, the two together measured 0.6-2.6 µs faster a launch on forced split plans
@@ -146,7 +148,10 @@ __device__ __forceinline__ bool split_k_fixup(Acc& acc, float* slots, int slot_s
   for (int i = 0; i < kAccs / 4; ++i)
     __stcg(mine + i * 128 + t, make_float4(acc.data[4 * i], acc.data[4 * i + 1], acc.data[4 * i + 2], acc.data[4 * i + 3]));
   named_barrier_sync(1 + w, 128);
-  if (t == 0) *verdict = atomic_inc_acq_rel_gpu(arrival, unsigned(splits - 1)) == unsigned(splits - 1);
+  if (t == 0) {
+    griddepcontrol_wait();  // the launch's counter reset (zero_arrivals) has completed
+    *verdict = atomic_inc_acq_rel_gpu(arrival, unsigned(splits - 1)) == unsigned(splits - 1);
+  }
   named_barrier_sync(1 + w, 128);
   if (!*verdict) return false;
   if (splits > 2) {

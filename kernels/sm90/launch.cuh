@@ -8,10 +8,12 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
 #include "kernels/operand_layout.hpp"
+#include "kernels/per_device.hpp"
 #include "kernels/problem.hpp"
 #include "kernels/sm90/config.cuh"
 #include "kernels/sm90/epilogue.cuh"
@@ -40,7 +42,8 @@ struct Args {
   bool pair_d;
   bool d_col;          // D's m is contiguous (a swapped row-major D): direct stores only
   float* partials;     // split-K: Schedule::partial_bytes
-  unsigned* arrivals;  // split-K: Schedule::counter_bytes, zero between launches
+  unsigned* arrivals;  // split-K: Schedule::counter_bytes, zeroed by the kernel launched just before
+  bool after_reset;    // launch as that kernel's programmatic dependent (griddepcontrol)
 };
 
 // Why an instance did not launch. `tma`: TMA cannot read A or B (the caller runs sm80 instead, as
@@ -120,19 +123,26 @@ std::string tma_maps(Args const& args, CUtensorMap* a, CUtensorMap* b) {
 }
 
 template <class Cfg, WgmmaType kType>
-cudaError_t launch_kernel(Params const& p, cudaStream_t stream) {
+cudaError_t launch_kernel(Params const& p, bool after_reset, cudaStream_t stream) {
   auto* kernel = gemm_sm90_kernel<Cfg, kType>;
   constexpr int kSmemBytes = SharedStorage<Cfg>::kSmemBytes;
-  static cudaError_t const attr = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
-  if (attr != cudaSuccess) return attr;
+  static std::atomic<std::uint64_t> attr_set{0};  // per device: kernels/per_device.hpp
+  if (cudaError_t const e = once_per_device(attr_set, [&] {
+        return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
+      });
+      e != cudaSuccess)
+    return e;
   cudaLaunchConfig_t cfg{};
-  cudaLaunchAttribute attrs[1];
+  cudaLaunchAttribute attrs[2];
   attrs[0].id = cudaLaunchAttributeClusterDimension;
   attrs[0].val.clusterDim.x = Cfg::kClusterM;
   attrs[0].val.clusterDim.y = 1;
   attrs[0].val.clusterDim.z = 1;
+  // After the counter reset: start while it runs (the split-K fixup waits for it).
+  attrs[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attrs[1].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = attrs;
-  cfg.numAttrs = 1;
+  cfg.numAttrs = after_reset ? 2 : 1;
   cfg.gridDim = dim3(unsigned(Cfg::kClusterM * p.sched.grid));  // the schedule's clusters
   cfg.blockDim = dim3(Cfg::kThreads);
   cfg.dynamicSmemBytes = kSmemBytes;
@@ -166,7 +176,8 @@ cudaError_t launch_instance(Args const& args, Schedule const& sched, bool bf16, 
   p.out = args.out;
   p.partials = args.partials;
   p.arrivals = args.arrivals;
-  return bf16 ? launch_kernel<Cfg, WgmmaType::kBF16>(p, stream) : launch_kernel<Cfg, WgmmaType::kF16>(p, stream);
+  return bf16 ? launch_kernel<Cfg, WgmmaType::kBF16>(p, args.after_reset, stream)
+              : launch_kernel<Cfg, WgmmaType::kF16>(p, args.after_reset, stream);
 }
 
 }  // namespace loom::sm90

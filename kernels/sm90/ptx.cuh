@@ -44,6 +44,7 @@
 //   tma_prefetch_descriptor(tmap)
 //   setmaxnreg_dec<R>(), setmaxnreg_inc<R>()                          (warpgroup-collective)
 //   named_barrier_sync(id, threads), atomic_inc_acq_rel_gpu(p, limit)
+//   griddepcontrol_launch_dependents(), griddepcontrol_wait()          (programmatic dependent launch)
 #pragma once
 
 #include <cuda.h>
@@ -397,6 +398,26 @@ __device__ __forceinline__ unsigned atomic_inc_acq_rel_gpu(unsigned* p, unsigned
   LOOM_SM90A_UNSUPPORTED();
 #endif
   return old;
+}
+
+// PTX ISA "Parallel Synchronization and Communication Instructions: griddepcontrol". A grid
+// launched with programmatic stream serialization (cudaLaunchAttributeProgrammaticStreamSerialization)
+// may start once every CTA of the grid before it has run .launch_dependents (or exited);
+// .wait makes the executing thread wait until that prerequisite grid has completed and its memory
+// operations are visible. Without such a prerequisite .wait returns at once.
+__device__ __forceinline__ void griddepcontrol_launch_dependents() {
+#if LOOM_SM90A_ENABLED
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#else
+  LOOM_SM90A_UNSUPPORTED();
+#endif
+}
+__device__ __forceinline__ void griddepcontrol_wait() {
+#if LOOM_SM90A_ENABLED
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#else
+  LOOM_SM90A_UNSUPPORTED();
+#endif
 }
 
 // wgmma.mma_async for one (type, N): explicit specializations, one fixed asm block each, in

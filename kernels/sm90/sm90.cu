@@ -17,9 +17,10 @@
 // has it, beta == 0, D unswapped, D's base and row stride multiples of 16 bytes) or "direct store
 // (why)", from the registers.
 //
-// Split-K's partials live in a workspace per stream (allocated on first use, grown when a bigger
-// schedule needs it, never shrunk): launches on one stream are ordered, so they never share one in
-// flight. Its arrival counters start at zero and every launch leaves them at zero.
+// Split-K's partials and arrival counters live in the caller's workspace (Operands::workspace, of
+// workspace_size's bytes): a launch allocates nothing, copies nothing from the host and never
+// synchronizes, so it can be captured in a CUDA graph; each launch zeroes its counters in a kernel
+// of its own first, so a replay, or a workspace last used for something else, starts clean.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -245,41 +246,24 @@ std::string tma_why(Prepared const& r) {
   });
 }
 
-// The split-K workspace of a stream: the partials, and the arrival counters (kept zero).
-struct Workspace {
-  void* partials = nullptr;
-  std::size_t partial_bytes = 0;
-  void* arrivals = nullptr;
-  std::size_t arrival_bytes = 0;
-};
-
-// Makes *buf at least `need` bytes (zeroed on allocation when `zero`).
-cudaError_t grow(cudaStream_t stream, void** buf, std::size_t* have, std::size_t need, bool zero) {
-  if (*have >= need) return cudaSuccess;
-  if (*buf) {
-    // Launches already queued on this stream may still use the old buffer.
-    cudaError_t e = cudaStreamSynchronize(stream);
-    if (e == cudaSuccess) e = cudaFree(*buf);
-    *buf = nullptr, *have = 0;
-    if (e != cudaSuccess) return e;
-  }
-  if (cudaError_t e = cudaMalloc(buf, need); e != cudaSuccess) return e;
-  *have = need;
-  return zero ? cudaMemsetAsync(*buf, 0, need, stream) : cudaSuccess;
+// The split-K workspace, the caller's (Operands::workspace): the partial tiles from its base, then
+// the arrival counters from the next multiple of 256 bytes.
+std::size_t counters_offset(Schedule const& s) { return (std::size_t(s.partial_bytes()) + 255) / 256 * 256; }
+std::size_t workspace_bytes(Schedule const& s) {
+  return s.split_ctas() > 0 ? counters_offset(s) + std::size_t(s.counter_bytes()) : 0;
 }
 
-cudaError_t workspace_for(cudaStream_t stream, Schedule const& sched, float** partials, unsigned** arrivals) {
-  static std::mutex mu;
-  static std::map<cudaStream_t, Workspace> spaces;
-  std::lock_guard<std::mutex> lock(mu);
-  Workspace& ws = spaces[stream];
-  if (cudaError_t e = grow(stream, &ws.partials, &ws.partial_bytes, std::size_t(sched.partial_bytes()), false); e != cudaSuccess)
-    return e;
-  if (cudaError_t e = grow(stream, &ws.arrivals, &ws.arrival_bytes, std::size_t(sched.counter_bytes()), true); e != cudaSuccess)
-    return e;
-  *partials = static_cast<float*>(ws.partials);
-  *arrivals = static_cast<unsigned*>(ws.arrivals);
-  return cudaSuccess;
+// Zeroes a split schedule's arrival counters, whatever the caller's workspace held, and lets the
+// GEMM launched after it as its programmatic dependent start at once: only the fixup's arrival waits
+// for this grid (kernels/sm90/epilogue.cuh). One launch in the stream, no memset and no host
+// work, so a captured graph replays it with the GEMM.
+__global__ void zero_arrivals(unsigned* arrivals, int n) {
+#if LOOM_SM90A_ENABLED
+  griddepcontrol_launch_dependents();
+  for (int i = int(threadIdx.x); i < n; i += int(blockDim.x)) arrivals[i] = 0u;
+#else
+  (void)arrivals, (void)n;
+#endif
 }
 
 }  // namespace
@@ -337,8 +321,15 @@ namespace {
 cudaError_t launch(Problem const& p, Operands const& ops, cudaStream_t stream, Plan const* forced) {
   Prepared r = prepare(p, ops, device_facts(), forced);
   if (!r.why.empty()) return sm80::gemm(p, ops, stream);
-  if (r.sched.split_ctas() > 0)
-    if (cudaError_t e = workspace_for(stream, r.sched, &r.args.partials, &r.args.arrivals); e != cudaSuccess) return e;
+  if (std::size_t const need = workspace_bytes(r.sched); need > 0) {
+    if (ops.workspace == nullptr || ops.workspace_bytes < need || reinterpret_cast<std::uintptr_t>(ops.workspace) % 16 != 0)
+      return cudaErrorInvalidValue;  // loom::gemm says which (gemm_workspace_size)
+    r.args.partials = static_cast<float*>(ops.workspace);
+    r.args.arrivals = reinterpret_cast<unsigned*>(static_cast<unsigned char*>(ops.workspace) + counters_offset(r.sched));
+    zero_arrivals<<<1, 256, 0, stream>>>(r.args.arrivals, int(r.sched.slots()));
+    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
+    r.args.after_reset = true;
+  }
   bool const bf16 = p.dtype == DType::bf16;
   bool const ak = r.args.ga.stride[1] == 1, bk = r.args.gb.stride[1] == 1;
   Refusal refusal;
@@ -352,6 +343,14 @@ cudaError_t launch(Problem const& p, Operands const& ops, cudaStream_t stream, P
 
 cudaError_t gemm(Problem const& p, Operands const& ops, cudaStream_t stream) {
   return launch(with_default_lds(p), ops, stream, nullptr);
+}
+
+std::size_t workspace_size(Problem const& p0, std::string const& spec) {
+  Problem const p = with_default_lds(p0);
+  Plan f;
+  bool const forced = !spec.empty() && parse_plan_spec(spec, &f);
+  Prepared const r = prepare(p, aligned_operands(), device_facts(), forced ? &f : nullptr);
+  return r.why.empty() ? workspace_bytes(r.sched) : 0;
 }
 
 cudaError_t gemm_plan(Problem const& p0, Operands const& ops, cudaStream_t stream, std::string const& spec) {
@@ -386,13 +385,14 @@ KernelInfo sm90_kernel_info() {
                "Hopper wgmma, TMA (multicast over 2-CTA clusters), warp-specialized persistent; tile shape "
                "(64 or 128 rows, 16 to 256 columns), split-K and swap-AB picked per problem by a model; fp32 "
                "accumulation; sm80 where TMA cannot read A or B",
-               sm90::check, sm90::gemm};
+               sm90::check, launched<sm90::gemm>};
   k.path = sm90::path;
   k.plan = [](Problem const& p, int, PlanTarget const& target) { return sm90::plan(p, target); };
   k.ranked_plans = [](Problem const& p, int count, PlanTarget const& target) {
     return sm90::ranked_plans(p, count, target);
   };
   k.launch_plan = sm90::gemm_plan;
+  k.workspace_size = [](Problem const& p, std::string const& spec) { return sm90::workspace_size(p, spec); };
   k.max_cc = 90;  // sm_90a code (wgmma, setmaxnreg) runs on compute capability 9.0 alone
   return k;
 }

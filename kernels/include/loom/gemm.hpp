@@ -1,0 +1,100 @@
+// <loom/gemm.hpp>: Loom as a library. GEMM and elementwise add on the GPU of the calling thread
+// (cudaSetDevice), in the caller's stream, with the caller's workspace.
+//
+//   D = alpha * A * B + beta * C      loom::gemm  (cublasGemmEx's semantics, fp32 compute)
+//   D = alpha * A + beta * B          loom::add   (cublas<t>geam's)
+//
+// Every operand is row- or column-major with its own leading dimension: cuBLAS's column-major
+// op(A) = A^T is Loom's Order::row with the same pointer and leading dimension. A and B are f32, f16
+// or bf16; D and C are the input's type, or f32 for f16 and bf16 inputs. C may alias D.
+//
+// What a call promises:
+//   - It returns a Status: ok(), or a code and a one-line message that names the argument at fault
+//     (a null pointer, a size, a leading dimension too small, an unsupported combination, a
+//     workspace too small) or the CUDA error. It never prints, exits, aborts or throws.
+//   - It only enqueues work on `stream`: no allocation, no memset, no host synchronization and no
+//     host-to-device copy, so it can be captured in a CUDA graph and replayed any number of times.
+//     Kernel launches are asynchronous: a fault inside a kernel shows in a later CUDA call.
+//   - gemm needs gemm_workspace_size()'s bytes of workspace for this problem on this device (0 for
+//     many problems; then the pointer may be null). Calls in flight at once, on different streams,
+//     need a workspace each; calls in one stream may share one.
+//   - Each call reads the calling thread's current device. What Loom keeps per device (its
+//     properties, the last plan) is keyed by device and guarded, so threads and devices may call at
+//     once.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace loom {
+
+enum class DType { f32, f16, bf16 };
+enum class Order { col, row };  // col: element (i,j) at i + j*ld; row: at i*ld + j
+
+enum class StatusCode {
+  success = 0,
+  invalid_value,        // an argument out of range: a null pointer, a negative size, a leading dimension too small
+  not_supported,        // a valid combination Loom does not run (dtypes, K = 0, sizes past its limits)
+  workspace_too_small,  // gemm_workspace_size() says how much the call needs
+  no_device,            // no CUDA device, or the calling thread's device cannot be used
+  arch_mismatch,        // this build holds no code for the device (built_architectures())
+  cuda_error,           // a CUDA call or launch failed (cuda_error() says which)
+};
+
+// The result of a call. Copyable, no allocation: the message is held in place (truncated past 255
+// characters).
+class Status {
+ public:
+  Status() noexcept = default;
+  Status(StatusCode code, char const* message, cudaError_t cuda = cudaSuccess) noexcept;
+  bool ok() const noexcept { return code_ == StatusCode::success; }
+  StatusCode code() const noexcept { return code_; }
+  char const* message() const noexcept { return message_; }  // one line; "" when ok()
+  cudaError_t cuda_error() const noexcept { return cuda_; }   // the CUDA error behind cuda_error, else cudaSuccess
+
+ private:
+  StatusCode code_ = StatusCode::success;
+  cudaError_t cuda_ = cudaSuccess;
+  char message_[256] = {};
+};
+
+char const* to_string(StatusCode code) noexcept;  // "success", "invalid_value", ...
+
+// A GEMM's shape, types, storage orders and leading dimensions: A is m x k, B k x n, C and D m x n
+// (D and C share dtype, order and leading dimension). A leading dimension of 0 means the smallest
+// legal one (the operand packed).
+struct GemmDesc {
+  std::int64_t m = 0, n = 0, k = 0;
+  DType ab_type = DType::bf16;  // A and B
+  DType cd_type = DType::bf16;  // C and D
+  Order a_order = Order::col, b_order = Order::col, cd_order = Order::col;
+  std::int64_t lda = 0, ldb = 0, ldc = 0;
+};
+
+// The bytes of workspace gemm() needs for `desc` on the current device, whatever alpha, beta and the
+// pointers' alignment (16-byte aligned, e.g. from cudaMalloc).
+Status gemm_workspace_size(GemmDesc const& desc, std::size_t* bytes) noexcept;
+
+// D = alpha * A * B + beta * C in `stream`. C is not read when beta == 0 (it may then be null). An
+// M or N of 0 is a call that does nothing. `workspace` holds workspace_bytes bytes the call may use
+// until it completes in the stream.
+Status gemm(GemmDesc const& desc, float alpha, void const* a, void const* b, float beta, void const* c, void* d,
+            void* workspace, std::size_t workspace_bytes, cudaStream_t stream) noexcept;
+
+// D = alpha * A + beta * B over m x n, all three of one dtype, each with its own order and leading
+// dimension (0: packed). B is not read when beta == 0 (it may then be null).
+struct AddDesc {
+  std::int64_t m = 0, n = 0;
+  DType type = DType::f32;
+  Order a_order = Order::col, b_order = Order::col, d_order = Order::col;
+  std::int64_t lda = 0, ldb = 0, ldd = 0;
+};
+Status add(AddDesc const& desc, float alpha, void const* a, float beta, void const* b, void* d,
+           cudaStream_t stream) noexcept;
+
+// The CUDA architectures this build of Loom holds code for, as CMake named them (e.g. "80;90a").
+char const* built_architectures() noexcept;
+
+}  // namespace loom

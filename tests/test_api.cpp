@@ -1,0 +1,383 @@
+// The library API, <loom/gemm.hpp>: its statuses (host: every argument fault is named before any
+// device is touched), and on a GPU what it promises a caller: a gemm captured in a CUDA graph
+// replays right on every path, calls on two streams with a workspace each do not disturb one
+// another, and two GPUs driven from two threads each get their own answers.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "harness/harness.hpp"
+#include "kernels/registry.hpp"
+#include "loom/gemm.hpp"
+#include "tests/gpu_test_util.hpp"
+
+using namespace loom;
+using namespace loom::harness;
+using loom::test::have_gpu;
+
+#define REQUIRE_GPU() \
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA GPU"
+
+namespace {
+
+GemmDesc desc_of(Problem const& p) {
+  GemmDesc d;
+  d.m = p.m, d.n = p.n, d.k = p.k;
+  d.ab_type = p.dtype, d.cd_type = p.out_dtype;
+  d.a_order = p.a, d.b_order = p.b, d.cd_order = p.c;
+  d.lda = p.lda, d.ldb = p.ldb, d.ldc = p.ldc;
+  return d;
+}
+
+GemmDesc small_desc() {
+  GemmDesc d;
+  d.m = 64, d.n = 32, d.k = 16;
+  return d;
+}
+
+// A device address that is never dereferenced: the checks below fail before any launch.
+void* fake(std::uintptr_t v = 256) { return reinterpret_cast<void*>(v); }
+
+Status call(GemmDesc const& d, void const* a = fake(), void const* b = fake(), float beta = 0.f, void const* c = nullptr,
+            void* out = fake(), void* ws = nullptr, std::size_t ws_bytes = 0) {
+  return gemm(d, 1.f, a, b, beta, c, out, ws, ws_bytes, nullptr);
+}
+
+std::vector<unsigned char> bytes_of(DeviceMatrix const& m) {
+  std::vector<unsigned char> v(m.bytes());
+  EXPECT_EQ(cudaMemcpy(v.data(), m.base(), v.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  return v;
+}
+
+// A device buffer the test owns.
+struct DeviceBuffer {
+  void* ptr = nullptr;
+  explicit DeviceBuffer(std::size_t bytes) {
+    if (bytes > 0) {
+      EXPECT_EQ(cudaMalloc(&ptr, bytes), cudaSuccess);
+    }
+  }
+  ~DeviceBuffer() { cudaFree(ptr); }
+  DeviceBuffer(DeviceBuffer const&) = delete;
+  DeviceBuffer& operator=(DeviceBuffer const&) = delete;
+};
+
+Problem gemm_case(DType t, DType out, std::int64_t m, std::int64_t n, std::int64_t k, char const* layout, int pad = 0) {
+  Problem p;
+  p.op = OpKind::gemm;
+  p.dtype = t, p.out_dtype = out;
+  p.m = m, p.n = n, p.k = k;
+  EXPECT_TRUE(parse_layout(layout, &p));
+  p = with_default_lds(p);
+  p.lda += pad;
+  return p;
+}
+
+// D of `p` against cuBLAS, every element, within the dtype's tolerance.
+void expect_right(Problem const& p, CaseBuffers& buf, std::string const& what) {
+  cublasHandle_t h = nullptr;
+  ASSERT_EQ(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+  DeviceMatrix ref(p.out_dtype, p.m, p.n, p.c, p.ldc, 0);
+  Operands rops = buf.operands();
+  rops.d = ref.data();
+  reference_cublas(p, rops, h, nullptr);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  cublasDestroy(h);
+  ErrorStats const st = compare(to_host(buf.d), to_host(ref), p.out_dtype, p, typical_rms(p));
+  EXPECT_TRUE(st.pass) << what << ": " << st.why;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Statuses (no GPU needed: the arguments are checked before the device)
+
+TEST(Api, StatusHoldsOneLine) {
+  Status const ok;
+  EXPECT_TRUE(ok.ok());
+  EXPECT_STREQ(ok.message(), "");
+  Status const bad(StatusCode::invalid_value, "first\nsecond");
+  EXPECT_FALSE(bad.ok());
+  EXPECT_EQ(bad.code(), StatusCode::invalid_value);
+  EXPECT_STREQ(bad.message(), "first second");
+  EXPECT_STREQ(to_string(StatusCode::workspace_too_small), "workspace_too_small");
+  std::string const long_msg(1000, 'x');
+  EXPECT_EQ(std::strlen(Status(StatusCode::cuda_error, long_msg.c_str()).message()), 255u);
+}
+
+TEST(Api, EachBadArgumentIsNamed) {
+  struct Bad {
+    GemmDesc d;
+    char const* needle;
+    StatusCode code;
+  };
+  std::vector<Bad> cases;
+  GemmDesc d = small_desc();
+  d.m = -1, cases.push_back({d, "m=-1 is negative", StatusCode::invalid_value});
+  d = small_desc(), d.k = -5, cases.push_back({d, "k=-5 is negative", StatusCode::invalid_value});
+  d = small_desc(), d.lda = 10, cases.push_back({d, "lda=10 is smaller than the 64", StatusCode::invalid_value});
+  d = small_desc(), d.b_order = Order::row, d.ldb = 31, cases.push_back({d, "ldb=31 is smaller than the 32", StatusCode::invalid_value});
+  d = small_desc(), d.cd_order = Order::row, d.ldc = 16, cases.push_back({d, "ldc=16", StatusCode::invalid_value});
+  d = small_desc(), d.lda = -64, cases.push_back({d, "lda=-64 is negative", StatusCode::invalid_value});
+  d = small_desc(), d.ab_type = DType::f32, d.cd_type = DType::bf16,
+  cases.push_back({d, "ab_type f32 with cd_type bf16 is not supported", StatusCode::not_supported});
+  d = small_desc(), d.ab_type = DType::bf16, d.cd_type = DType::f16,
+  cases.push_back({d, "ab_type bf16 with cd_type f16", StatusCode::not_supported});
+  d = small_desc(), d.k = 0, cases.push_back({d, "k=0", StatusCode::not_supported});
+  d = small_desc(), d.ab_type = static_cast<DType>(7), cases.push_back({d, "not a loom::DType", StatusCode::invalid_value});
+  for (Bad const& b : cases) {
+    Status const s = call(b.d);
+    EXPECT_EQ(s.code(), b.code) << b.needle << " / " << s.message();
+    EXPECT_NE(std::string(s.message()).find(b.needle), std::string::npos) << s.message();
+    std::size_t bytes = 1;
+    Status const w = gemm_workspace_size(b.d, &bytes);
+    EXPECT_EQ(w.code(), b.code) << w.message();
+    EXPECT_EQ(bytes, 0u);
+  }
+}
+
+TEST(Api, NullPointersAreNamed) {
+  GemmDesc const d = small_desc();
+  EXPECT_STREQ(call(d, nullptr).message(), "a is null");
+  EXPECT_STREQ(call(d, fake(), nullptr).message(), "b is null");
+  EXPECT_STREQ(call(d, fake(), fake(), 0.f, nullptr, nullptr).message(), "d is null");
+  Status const c = call(d, fake(), fake(), 0.5f, nullptr);
+  EXPECT_EQ(c.code(), StatusCode::invalid_value);
+  EXPECT_NE(std::string(c.message()).find("c is null and beta=0.5"), std::string::npos) << c.message();
+  Status const ws = call(d, fake(), fake(), 0.f, nullptr, fake(), nullptr, 64);
+  EXPECT_NE(std::string(ws.message()).find("workspace is null"), std::string::npos) << ws.message();
+  EXPECT_EQ(gemm_workspace_size(d, nullptr).code(), StatusCode::invalid_value);
+  AddDesc ad;
+  ad.m = 4, ad.n = 4;
+  EXPECT_STREQ(add(ad, 1.f, nullptr, 0.f, nullptr, fake(), nullptr).message(), "a is null");
+  EXPECT_NE(std::string(add(ad, 1.f, fake(), 1.f, nullptr, fake(), nullptr).message()).find("b is null and beta=1"),
+            std::string::npos);
+  ad.ldd = 2;
+  EXPECT_NE(std::string(add(ad, 1.f, fake(), 1.f, fake(), fake(), nullptr).message()).find("ldd=2 is smaller"),
+            std::string::npos);
+}
+
+// An empty product (M or N of 0) is a call that does nothing, as in cuBLAS: no pointer is needed.
+TEST(Api, AnEmptyProductSucceedsWithoutTouchingAnything) {
+  GemmDesc d = small_desc();
+  d.m = 0;
+  EXPECT_TRUE(call(d, nullptr, nullptr, 0.f, nullptr, nullptr).ok());
+  std::size_t bytes = 1;
+  EXPECT_TRUE(gemm_workspace_size(d, &bytes).ok());
+  EXPECT_EQ(bytes, 0u);
+  AddDesc ad;
+  ad.m = 3;
+  EXPECT_TRUE(add(ad, 1.f, nullptr, 0.f, nullptr, nullptr, nullptr).ok());
+}
+
+// Without a GPU a well-formed call says so; it does not crash.
+TEST(Api, NoDeviceIsAStatus) {
+  if (have_gpu()) GTEST_SKIP() << "a GPU is present";
+  Status const s = call(small_desc());
+  EXPECT_EQ(s.code(), StatusCode::no_device) << s.message();
+  std::size_t bytes = 0;
+  EXPECT_EQ(gemm_workspace_size(small_desc(), &bytes).code(), StatusCode::no_device);
+}
+
+TEST(Api, BuiltArchitecturesAreRecorded) {
+  std::string const archs = built_architectures();
+  EXPECT_FALSE(archs.empty());
+  EXPECT_NE(archs, "unknown");
+}
+
+// ---------------------------------------------------------------------------------------------
+// On a GPU
+
+TEST(ApiGpu, WorkspaceTooSmallIsNamed) {
+  REQUIRE_GPU();
+  DeviceInfo const dev = query_device(0);
+  if (dev.cc != 90) GTEST_SKIP() << "split-K (which needs a workspace) is sm90's";
+  Problem const p = gemm_case(DType::bf16, DType::bf16, 128, 1024, 32768, "rcr");
+  std::size_t need = 0;
+  ASSERT_TRUE(gemm_workspace_size(desc_of(p), &need).ok());
+  ASSERT_GT(need, 0u) << "a 128 x 1024 x 32768 product is expected to split K";
+  CaseBuffers buf = make_buffers(p, 0);
+  Status const s = gemm(desc_of(p), 1.f, buf.a.data(), buf.b.data(), 0.f, nullptr, buf.d.data(), buf.d.data(), need - 1,
+                        nullptr);
+  EXPECT_EQ(s.code(), StatusCode::workspace_too_small) << s.message();
+  EXPECT_NE(std::string(s.message()).find(std::to_string(need)), std::string::npos) << s.message();
+}
+
+// Every path gemm takes, captured once in a graph and replayed 100 times with new inputs copied in
+// between; each replay's D must equal, bit for bit, an eager call's on the same inputs, and the first
+// must be right against cuBLAS. The sm90 paths are found among candidate shapes by the plan this
+// GPU's model makes for them, so that each is covered on whichever card runs the test.
+TEST(ApiGpu, GraphReplaysMatchEagerCallsOnEveryPath) {
+  REQUIRE_GPU();
+  DeviceInfo const dev = query_device(0);
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  KernelInfo const& k = *find_kernel("gemm");
+  struct Path {
+    char const* name;
+    char const* needle;  // in the path gemm reports
+    std::vector<Problem> candidates;
+  };
+  std::vector<Path> paths;
+  paths.push_back({"fma", "fma", {gemm_case(DType::f32, DType::f32, 515, 384, 120, "ccc")}});
+  paths.push_back({"sm80 fallback", dev.cc == 90 ? "sm80 (" : "sm80",
+                   {gemm_case(DType::f16, DType::f16, 300, 200, 264, "rcr", 3)}});
+  if (dev.cc == 90) {
+    paths.push_back({"whole tiles", "tma 128x256,", {gemm_case(DType::bf16, DType::bf16, 2000, 4096, 1024, "rcr")}});
+    paths.push_back({"split-K", " split-K ",
+                     {gemm_case(DType::bf16, DType::bf16, 128, 1024, 32768, "rcr"),
+                      gemm_case(DType::bf16, DType::bf16, 64, 2048, 16384, "ccc")}});
+    paths.push_back({"tail split", "on the last wave",
+                     {gemm_case(DType::bf16, DType::bf16, 640, 10240, 8192, "rcr"),
+                      gemm_case(DType::bf16, DType::bf16, 384, 28672, 4096, "rcr"),
+                      gemm_case(DType::f16, DType::f32, 1024, 14336, 4096, "rcr")}});
+    paths.push_back({"swap-AB", "swap-AB",
+                     {gemm_case(DType::bf16, DType::f32, 8, 4096, 4096, "rcr"),
+                      gemm_case(DType::bf16, DType::bf16, 640, 4096, 4096, "rcr")}});
+  }
+  std::uint64_t seed = 100;
+  for (Path const& path : paths) {
+    SCOPED_TRACE(path.name);
+    // The first candidate whose path on this GPU is the one wanted (checked on aligned operands).
+    Problem p;
+    std::string taken;
+    for (Problem q : path.candidates) {
+      q.alpha = 1.5, q.beta = path.name[0] == 's' ? 0.0 : -0.5;  // C read on some paths, not on others
+      CaseBuffers probe = make_buffers(q, 0);
+      taken = kernel_path(k, q, probe.operands());
+      if (taken.find(path.needle) != std::string::npos) {
+        p = q;
+        break;
+      }
+    }
+    ASSERT_NE(taken.find(path.needle), std::string::npos) << "no candidate takes this path here; last: " << taken;
+    CaseBuffers buf = make_buffers(p, 0);
+    DeviceMatrix eager(p.out_dtype, p.m, p.n, p.c, p.ldc, 0);
+    std::size_t need = 0;
+    ASSERT_TRUE(gemm_workspace_size(desc_of(p), &need).ok());
+    DeviceBuffer ws_graph(need), ws_eager(need);
+    cudaStream_t s = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    float const alpha = float(p.alpha), beta = float(p.beta);
+    void const* c = p.beta != 0 ? buf.c.data() : nullptr;
+
+    cudaGraph_t graph = nullptr;
+    ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+    Status const captured = gemm(desc_of(p), alpha, buf.a.data(), buf.b.data(), beta, c, buf.d.data(), ws_graph.ptr,
+                                 need, s);
+    ASSERT_EQ(cudaStreamEndCapture(s, &graph), cudaSuccess);
+    ASSERT_TRUE(captured.ok()) << captured.message();
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+
+    int mismatches = 0;
+    for (int replay = 0; replay < 100; ++replay) {
+      fill_random(buf.a, seed++);
+      fill_random(buf.b, seed++);
+      if (c) fill_random(buf.c, seed++);
+      poison(buf.d);
+      poison(eager);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      ASSERT_EQ(cudaGraphLaunch(exec, s), cudaSuccess);
+      Status const e = gemm(desc_of(p), alpha, buf.a.data(), buf.b.data(), beta, c, eager.data(), ws_eager.ptr, need, s);
+      ASSERT_TRUE(e.ok()) << e.message();
+      ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+      if (bytes_of(buf.d) != bytes_of(eager)) ++mismatches;
+      if (replay == 0) expect_right(p, buf, std::string(path.name) + " " + case_name("gemm", p) + " (" + taken + ")");
+    }
+    EXPECT_EQ(mismatches, 0) << case_name("gemm", p) << " (" << taken << "): replays that differ from the eager call";
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    cudaStreamDestroy(s);
+  }
+}
+
+// Two streams at once, each with its own workspace, on split-K products: each stream's results
+// equal the same calls made one at a time.
+TEST(ApiGpu, TwoStreamsWithAWorkspaceEach) {
+  REQUIRE_GPU();
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  Problem const p = gemm_case(DType::bf16, DType::bf16, 128, 1024, 32768, "rcr");
+  std::size_t need = 0;
+  ASSERT_TRUE(gemm_workspace_size(desc_of(p), &need).ok());
+  CaseBuffers in[2] = {make_buffers(p, 0), make_buffers(p, 0)};
+  for (int i = 0; i < 2; ++i) fill_random(in[i].a, 11 + i), fill_random(in[i].b, 21 + i);
+  DeviceMatrix alone[2] = {DeviceMatrix(p.out_dtype, p.m, p.n, p.c), DeviceMatrix(p.out_dtype, p.m, p.n, p.c)};
+  DeviceBuffer ws0(need), ws1(need);
+  void* ws[2] = {ws0.ptr, ws1.ptr};
+  // One at a time, on the legacy stream.
+  for (int i = 0; i < 2; ++i) {
+    poison(alone[i]);
+    Status const st = gemm(desc_of(p), 1.f, in[i].a.data(), in[i].b.data(), 0.f, nullptr, alone[i].data(), ws[i], need, nullptr);
+    ASSERT_TRUE(st.ok()) << st.message();
+  }
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  expect_right(p, in[0], "alone");
+  cudaStream_t s[2];
+  for (auto& x : s) ASSERT_EQ(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking), cudaSuccess);
+  for (int round = 0; round < 20; ++round) {
+    for (int i = 0; i < 2; ++i) poison(in[i].d);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    for (int rep = 0; rep < 3; ++rep)  // several in flight on each stream, interleaved
+      for (int i = 0; i < 2; ++i) {
+        Status const st = gemm(desc_of(p), 1.f, in[i].a.data(), in[i].b.data(), 0.f, nullptr, in[i].d.data(), ws[i], need, s[i]);
+        ASSERT_TRUE(st.ok()) << st.message();
+      }
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    for (int i = 0; i < 2; ++i) EXPECT_TRUE(bytes_of(in[i].d) == bytes_of(alone[i])) << "stream " << i << " round " << round;
+  }
+  for (auto& x : s) cudaStreamDestroy(x);
+}
+
+// Two GPUs, one thread each, at once: each GPU's results equal its own calls made alone, and are
+// right against cuBLAS (per-device state: function attributes, residency, plans).
+TEST(ApiGpu, TwoGpusFromTwoThreads) {
+  REQUIRE_GPU();
+  int count = 0;
+  ASSERT_EQ(cudaGetDeviceCount(&count), cudaSuccess);
+  if (count < 2) GTEST_SKIP() << "needs two GPUs, this host has " << count;
+  std::vector<Problem> const problems = {gemm_case(DType::bf16, DType::bf16, 128, 1024, 32768, "rcr"),
+                                         gemm_case(DType::f16, DType::f32, 1000, 3000, 2000, "ccc"),
+                                         gemm_case(DType::f32, DType::f32, 300, 500, 700, "rrr")};
+  std::vector<std::string> failures[2];
+  auto work = [&](int dev) {
+    auto fail = [&](std::string const& why) { failures[dev].push_back(why); };
+    if (cudaSetDevice(dev) != cudaSuccess) return fail("cudaSetDevice");
+    cudaStream_t s = nullptr;
+    if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) return fail("stream");
+    for (Problem const& p : problems) {
+      CaseBuffers buf = make_buffers(p, 0);
+      fill_random(buf.a, 31 + dev), fill_random(buf.b, 41 + dev);
+      std::size_t need = 0;
+      if (Status st = gemm_workspace_size(desc_of(p), &need); !st.ok()) return fail(st.message());
+      DeviceBuffer ws(need);
+      DeviceMatrix first(p.out_dtype, p.m, p.n, p.c);
+      for (int rep = 0; rep < 10; ++rep) {
+        poison(rep == 0 ? first : buf.d);
+        if (cudaDeviceSynchronize() != cudaSuccess) return fail("sync");
+        Status const st = gemm(desc_of(p), 1.f, buf.a.data(), buf.b.data(), 0.f, nullptr, rep == 0 ? first.data() : buf.d.data(),
+                               ws.ptr, need, s);
+        if (!st.ok()) return fail(st.message());
+        if (cudaStreamSynchronize(s) != cudaSuccess) return fail("stream sync");
+        if (rep > 0 && bytes_of(buf.d) != bytes_of(first)) fail(case_name("gemm", p) + ": a repeat differs");
+      }
+      cublasHandle_t h = nullptr;
+      if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return fail("cublasCreate");
+      DeviceMatrix ref(p.out_dtype, p.m, p.n, p.c);
+      Operands rops = buf.operands();
+      rops.d = ref.data();
+      reference_cublas(p, rops, h, nullptr);
+      cudaDeviceSynchronize();
+      cublasDestroy(h);
+      ErrorStats const e = compare(to_host(buf.d), to_host(ref), p.out_dtype, p, typical_rms(p));
+      if (!e.pass) fail(case_name("gemm", p) + " on device " + std::to_string(dev) + ": " + e.why);
+    }
+    cudaStreamDestroy(s);
+  };
+  std::thread t0(work, 0), t1(work, 1);
+  t0.join(), t1.join();
+  for (int d = 0; d < 2; ++d)
+    for (auto const& f : failures[d]) ADD_FAILURE() << "device " << d << ": " << f;
+}
