@@ -102,10 +102,11 @@ sweep=(--kernels="$kernel" --dtypes="$dtype" --layouts="$layout" --m="$m" --n="$
 [[ $op == add ]] || sweep+=(--k="$k")
 # The row to profile: KERNEL's, or with --baseline the cuBLAS row loom-bench times beside it.
 row=$kernel
-launches=1
+# Every kernel of the one call (ncu stops at the NVTX range's end): cuBLAS's split-K launches two,
+# and so does a split sm90 plan (the workspace's counter reset, then the GEMM).
+launches=8
 if [[ $baseline == 1 ]]; then
   row=cublas
-  launches=8  # every kernel of the one call (ncu stops at the NVTX range's end)
   sweep+=(--providers=cublas)
 else
   sweep+=(--providers=loom)
