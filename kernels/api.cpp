@@ -170,7 +170,7 @@ Status gemm(GemmDesc const& desc, float alpha, void const* a, void const* b, flo
   Problem p = gemm_problem(desc);
   p.alpha = alpha, p.beta = beta;
   if (std::string const why = dispatch::check(p); !why.empty()) return fail(StatusCode::not_supported, "%s", why.c_str());
-  if (std::size_t const need = dispatch::workspace_size(p); need > 0) {
+  if (std::size_t const need = dispatch::workspace_size(p, /*any_beta=*/false); need > 0) {
     if (workspace_bytes < need)
       return fail(StatusCode::workspace_too_small,
                   "workspace_bytes=%zu is less than the %zu bytes this gemm needs (loom::gemm_workspace_size)",

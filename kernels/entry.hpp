@@ -50,8 +50,9 @@ cudaError_t gemm_plan(Problem const& p, Operands const& ops, cudaStream_t stream
 namespace dispatch {  // gemm's choice among fma, sm80 and sm90 on the current device (kernels/gemm.cu)
 cudaError_t gemm(Problem const& p, Operands const& ops, cudaStream_t stream);
 std::string check(Problem const& p);
-// The workspace gemm() needs on the current device for any beta (Operands::workspace).
-std::size_t workspace_size(Problem p);
+// The workspace gemm() needs on the current device (Operands::workspace): for p's beta, or with
+// `any_beta` for whatever beta a call brings (gemm_workspace_size's promise).
+std::size_t workspace_size(Problem p, bool any_beta = true);
 }  // namespace dispatch
 
 namespace elementwise {  // D = alpha*A + beta*B (kernels/add.cu)

@@ -92,10 +92,11 @@ cudaError_t gemm(Problem const& p, Operands const& ops, cudaStream_t stream) {
   return cudaErrorNotSupported;
 }
 
-// Only sm90 splits K (fma's split adds into D, sm80 has none): its plan's workspace for beta 0 and
-// beta 1, which the plan weighs differently, so the size holds whatever beta the call brings.
-std::size_t workspace_size(Problem p) {
+// Only sm90 splits K (fma's split adds into D, sm80 has none). The plan weighs beta 0 and beta != 0
+// differently: for any beta, the larger of the two plans' workspaces.
+std::size_t workspace_size(Problem p, bool any_beta) {
   if (target(p) != Target::sm90) return 0;
+  if (!any_beta) return sm90::workspace_size(p);
   p.beta = 0;
   std::size_t const zero = sm90::workspace_size(p);
   p.beta = 1;

@@ -183,15 +183,25 @@ Plan choose(Problem const& p, Args const& args, DeviceFacts const& dev, Plan con
   if (forced) return *forced;
   Plan const f = env_plan();
   if (f.shape >= 0 && takes(f, in)) return f;
-  // The model weighs several hundred configurations (a few µs of host time); a caller that launches
-  // one shape again and again gets its last plan back.
-  thread_local PlanInput last_in;
-  thread_local Card last_card;
-  thread_local Plan last_plan;
-  thread_local bool have_last = false;
-  if (!have_last || !(in == last_in) || !(dev.card == last_card))
-    last_in = in, last_card = dev.card, last_plan = choose_plan(in, machine_of(dev.card)), have_last = true;
-  return last_plan;
+  // The model weighs several hundred configurations (tens of µs of host time, which a timed launch
+  // would see as idle GPU): the thread's last plans are kept, keyed by everything the model reads, so
+  // that a call asks it once per problem. A launch plans up to three times (the library's workspace
+  // check for the call's beta, its size for beta 0 and 1 where the tools ask), and a caller may
+  // alternate several layers' shapes: 16 entries, replaced in turn.
+  struct Entry {
+    PlanInput in;
+    Card card;
+    Plan plan;
+  };
+  constexpr int kEntries = 16;
+  thread_local Entry cache[kEntries];
+  thread_local int filled = 0, next = 0;
+  for (int i = 0; i < filled; ++i)
+    if (cache[i].in == in && cache[i].card == dev.card) return cache[i].plan;
+  Entry& e = cache[next];
+  e = Entry{in, dev.card, choose_plan(in, machine_of(dev.card))};
+  next = (next + 1) % kEntries, filled = std::min(filled + 1, kEntries);
+  return e.plan;
 }
 
 // What the path and the launch both start from: why TMA cannot read A or B ("" when it can), and
