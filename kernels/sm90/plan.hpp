@@ -103,12 +103,16 @@ struct Machine {
   double overlap_loss = 0.1;  // the share of the smaller of compute and memory time not hidden
   // Per tile shape (kTileShapes' order): the share of an SM's tensor peak one CTA of it sustains in
   // its main loop; a narrow N spends wgmma's shared-memory reads of A on fewer flops. The first
-  // eight were fitted on an H100 (docs/tuning/sm90.md, second round); the family's (indices 8 on)
-  // are interpolated in width between them, but 128x224's, which loom-sm90-fit --only fitted on the
+  // eight were fitted on an H100 (docs/tuning/sm90.md, second round); the family's (indices 8 to
+  // 15) are interpolated in width between them, but 128x224's, which loom-sm90-fit --only fitted on the
   // fit data (0.873, below 128x256's: as 0.90 it took 128x224 over 128x256 at M = 4096-8192, which
-  // measured 1-10% slower there).
+  // measured 1-10% slower there). The steps of 16 (indices 16 on, one CTA per cluster) were
+  // fitted together by loom-sm90-fit --only on their forced-plan timings (M = 160-900 on nine (N, K)
+  // pairs, an H100, docs/tuning/sm90.md seventh round) and rounded; 128x176's fitted 0.95, above
+  // every wider tile's, is held at its interpolation (0.88).
   double efficiency[kTileShapeCount] = {0.90, 0.80, 0.45, 0.15, 0.55, 0.60, 0.30, 0.90,
-                                        0.65, 0.86, 0.873, 0.25, 0.45, 0.58, 0.60, 0.60};
+                                        0.65, 0.86, 0.873, 0.25, 0.45, 0.58, 0.60, 0.60,
+                                        0.62, 0.68, 0.88, 0.72, 0.77};
   std::int64_t workspace_cap = std::int64_t(256) << 20;  // split-K partials, bytes
   // Whether stream-K plans are candidates. They are not: timed on an H100 (docs/tuning/sm90.md,
   // sixth round), the best stream-K plan was slower than the best other plan on 118 of 126

@@ -33,7 +33,7 @@
 //       N/2 registers of each thread in the order of the ISA's D fragment (Loom:
 //       mma_atom_sm90_64xNx16(N).c_tv). kTransA/kTransB are imm-trans-a/b: 0 for a K-major
 //       operand, 1 for MN-major (GmmaMajor::kMN). imm-scale-a/b are 1 (no negation).
-//       N in {8, 16, 24, 32, 48, 64, 96, 128, 192, 256} (kernels/sm90/gen_wgmma.py lists them).
+//       N in {8, 16, 24, 32, 48, 64, 96, 112, 128, 144, ..., 240, 256} (gen_wgmma.py's NS lists them).
 //
 // Per-thread (not collective):
 //   mbarrier_init(Barrier, count), fence_mbarrier_init_cluster(), mbarrier_arrive_expect_tx(Barrier, bytes),

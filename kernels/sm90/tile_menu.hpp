@@ -36,7 +36,11 @@ struct TileShape {
 // 5 x 26 tiles of 128x160 against 5 x 32 of 128x128, 1.2 waves), or one that holds a small M of a
 // swapped plan with less padding (M = 96: one 96-wide tile, not a 128-wide one). They are built for
 // k-major operands only (the transformer layer's rcr and its swap), one translation unit each:
-// about 11 s of compile each on one core (docs/tuning/sm90.md).
+// about 11 s of compile each on one core (docs/tuning/sm90.md). Indices 16 on fill the 128-row
+// widths in to steps of 16 (112 to 240): at 384 x 6144 cuBLAS's 144-wide tiles make 129 tiles for
+// 132 SMs, where Loom's widths of 32 made 96 or 117, or 144 in two waves (seventh round). A
+// width that is not a multiple of 32 has no TMA store (tile_has_tma_store): its D goes out from the
+// registers.
 //
 // Indices are LOOM_SM90_PLAN's, so new shapes go at the end; kernels/CMakeLists.txt instantiates
 // each with the operand majornesses it takes (tile_takes).
@@ -55,7 +59,12 @@ inline constexpr TileShape kTileShapes[] = {{128, 256, 2, "128x256", false, fals
                                             {64, 32, 1, "64x32", true, true},
                                             {64, 96, 2, "64x96", true, true},
                                             {64, 192, 2, "64x192", true, true},
-                                            {64, 256, 2, "64x256", true, true}};
+                                            {64, 256, 2, "64x256", true, true},
+                                            {128, 112, 1, "128x112", true, true},
+                                            {128, 144, 1, "128x144", true, true},
+                                            {128, 176, 1, "128x176", false, true},
+                                            {128, 208, 1, "128x208", false, true},
+                                            {128, 240, 1, "128x240", false, true}};
 inline constexpr int kTileShapeCount = int(sizeof(kTileShapes) / sizeof(kTileShapes[0]));
 
 constexpr int kTileK = 64;  // K per stage: one k tile, the 128-byte swizzle's width in 16-bit elements
