@@ -179,7 +179,8 @@ inline double estimate_plan(PlanInput const& in, Plan const& p, Machine const& m
 }
 
 // Every plan the model weighs for a problem, with its estimate, in a fixed order: every tile shape
-// built for the operands' majornesses (tile_takes) in each orientation, whole; for the shapes that
+// built for the operands' majornesses (tile_takes) in each orientation where the orientation's M
+// is at least its min_m, whole; for the shapes that
 // split K, every split that leaves each split at least 4 k tiles within the workspace cap; and for
 // every shape, the same splits of the last partial wave alone (tail) where there are whole waves
 // before it, and stream-K over the last partial wave (all of a problem under a wave) where there is
@@ -191,7 +192,7 @@ void for_each_plan(PlanInput const& in, Machine const& mc, F&& f) {
     bool const a_k_major = swap ? in.b_k_major : in.a_k_major, b_k_major = swap ? in.a_k_major : in.b_k_major;
     for (int t = 0; t < kTileShapeCount; ++t) {
       TileShape const ts = kTileShapes[t];
-      if (!tile_takes(ts, a_k_major, b_k_major)) continue;
+      if (!tile_takes(ts, a_k_major, b_k_major) || m < ts.min_m) continue;
       std::int64_t const wave = in.res.wave(ts.cluster_m);
       std::int64_t const k_tiles = ceil_div(in.k, kTileK);
       auto consider = [&](Schedule const& sc, int s, bool tail, bool stream = false) {
