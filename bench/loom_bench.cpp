@@ -347,6 +347,14 @@ struct Global {
   bool progress = false;  // --progress
   int plans = 0;  // --plans: rows per kernel row for the model's best plans
   PlanTarget plan_target;  // --mode=enumerate's --card and --sms (a run: all zero, the GPU's)
+  // --shard=I/N: plan() keeps the cases whose index in the sorted list of the sweep's cases is I
+  // modulo N; shard_cases is how many it kept.
+  std::uint64_t shard_index = 0, shard_count = 1;
+  std::size_t shard_cases = 0;
+  // A run's GPU as label fields, "device=0; device_name=...; pci_bus_id=...", after every row's
+  // others: the rows of JSON files merged across GPUs (scripts/merge_reports.py) each still say
+  // where they ran. Empty in --mode=enumerate, which runs nothing.
+  std::string device_fields;
 };
 Global g;
 
@@ -907,6 +915,17 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
     };
     return t(x) < t(y);
   });
+  // --shard=I/N: a case is a group, so that its kernels and their baselines (vs_cublas divides by
+  // the cuBLAS row of the same process) stay together. The list so far depends on the command
+  // alone, not on the GPU, so every process splits the same one; what this GPU cannot run is left
+  // out below, within the shard.
+  if (g.shard_count > 1) {
+    std::vector<Group> mine;
+    for (std::size_t i = 0; i < groups.size(); ++i)
+      if (i % g.shard_count == g.shard_index) mine.push_back(std::move(groups[i]));
+    groups = std::move(mine);
+  }
+  g.shard_cases = groups.size();
 
   bool const ab_suffix = ab.size() > 1;
   std::deque<Bench> out;
@@ -927,6 +946,7 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
     std::string tag;
     if (!g.sweep.empty()) tag = "sweep=" + g.sweep + (p.beta != 0 ? "; beta=" + fmt_real(p.beta) : "");
     for (auto const& [key, value] : g.tags) tag += (tag.empty() ? "" : "; ") + key + "=" + value;
+    if (!g.device_fields.empty()) tag += (tag.empty() ? "" : "; ") + g.device_fields;
     // Every row says its dtype and layout (the case's: the fp32 geam baseline of f16 add is an f16
     // row), so that a consumer need not parse the name; the size is in the counters m, n, k.
     std::string const fields = "dtype=" + std::string(loom::to_string(p.dtype)) + "; layout=" + loom::layout_string(p) +
@@ -1212,6 +1232,19 @@ std::string check_benchmark_flags(int argc, char** argv) {
 
 CLI::App* g_app = nullptr;
 
+// A JSON document as Google Benchmark writes it for a run (the context, --tags' and the device's
+// keys included), with no rows: an empty --shard's report.
+void write_empty_report(std::ostream& os) {
+  benchmark::JSONReporter r;
+  r.SetOutputStream(&os);
+  r.SetErrorStream(&std::cerr);
+  benchmark::BenchmarkReporter::Context ctx;
+  ctx.name_field_width = 0;
+  r.ReportContext(ctx);
+  r.Finalize();
+  os.flush();
+}
+
 void print_help() {
   if (g_app) std::cout << g_app->help() << std::flush;
   std::printf("\nGoogle Benchmark flags (passed through):\n");
@@ -1302,7 +1335,8 @@ int main(int argc, char** argv) {
       "Counters: m, n, k, samples, noise_pct, min_us, median_us, host_us, throttled_discarded and sm_mhz (with NVML), GB/s "
       "or TFLOP/s, pct_peak, vs_cublas (throughput / cuBLAS's, same run); Time is the median launch. "
       "Labels: [path=P; ]dtype=D; layout=L; disposition=passed|incorrect|not_verified|failed, then the "
-      "baseline's note, the sweep and --tags.");
+      "baseline's note, the sweep, --tags, and the GPU that ran the row: device=ORDINAL; device_name=NAME; "
+      "pci_bus_id=BUS (the JSON context: loom_device_ordinal, loom_pci_bus_id, loom_uuid, loom_shard).");
   g_app = &app;
 
   // Google Benchmark's flags are checked here first: it prints its own line and leaves a bad one in
@@ -1319,15 +1353,19 @@ int main(int argc, char** argv) {
   // before the GPU: a FILE that cannot be written, or that --append cannot extend.
   std::string out_file, part_file;
   bool appending = false, bm_out = false, bm_out_format = false;
-  std::string out_format;
+  std::string out_format, bm_out_path;
+  bool stdout_json = false;  // --benchmark_format=json: an empty shard's report goes to stdout too
   for (int i = 1; i < argc; ++i) {
     std::string_view const a = argv[i];
     if (a.rfind("--output=", 0) == 0) out_file = std::string(a.substr(9));
     else if (a == "--output" && i + 1 < argc) out_file = argv[i + 1];
     else if (a == "--append") appending = true;
-    else if (a.rfind("--benchmark_out=", 0) == 0) bm_out = true;
+    else if (a.rfind("--benchmark_out=", 0) == 0) bm_out = true, bm_out_path = std::string(a.substr(16));
     else if (a.rfind("--benchmark_out_format=", 0) == 0) bm_out_format = true, out_format = std::string(a.substr(23));
+    else if (a == "--benchmark_format=json") stdout_json = true;
   }
+  // Google Benchmark writes --benchmark_out as JSON unless told otherwise.
+  bool const bm_out_json = bm_out && (!bm_out_format || out_format == "json");
   if (!out_file.empty()) {
     if (bm_out) die("--output and --benchmark_out name the same thing; give one", 2);
     if (bm_out_format && out_format != "json") die("--output writes JSON; --benchmark_out_format=" + out_format + " goes with --benchmark_out", 2);
@@ -1374,7 +1412,8 @@ int main(int argc, char** argv) {
   // Every shared option's value, checked before anything else (no GPU looked for yet). The label's
   // own fields may not be tags; m, n and k neither, lest a tag read as the case's size.
   try {
-    o.shared.parse(cli::Tool::bench, {"dtype", "layout", "out_dtype", "path", "sweep", "beta", "m", "n", "k"});
+    o.shared.parse(cli::Tool::bench, {"dtype", "layout", "out_dtype", "path", "sweep", "beta", "m", "n", "k", "device",
+                                      "device_name", "pci_bus_id"});
   } catch (UsageError const& e) {
     die(e.what(), 2);
   }
@@ -1411,6 +1450,8 @@ int main(int argc, char** argv) {
   }
   g.sweep = o.shared.sweep.text;
   g.tags = o.shared.run.tags;
+  g.shard_index = o.shared.run.shard_index;
+  g.shard_count = o.shared.run.shard_count;
   g.progress = o.progress;
 
   if (o.list_kernels) {
@@ -1480,6 +1521,7 @@ int main(int argc, char** argv) {
   g.warmup = o.warmup;
 
   harness::DeviceInfo const& d = g.info;
+  g.device_fields = "device=" + std::to_string(d.ordinal) + "; device_name=" + d.name + "; pci_bus_id=" + d.pci_bus_id;
   std::string tensor_how;
   double const peak_tensor = tensor_peak_tflops(d, &tensor_how);
   // NVML: the clocks at start, the SM clock after every sample, the throttle reasons after the run.
@@ -1492,6 +1534,12 @@ int main(int argc, char** argv) {
 
   auto ctx = [](char const* key, std::string const& value) { benchmark::AddCustomContext(key, value); };
   ctx("loom_device", d.name);
+  // The GPU of this process: the ordinal is the process's (CUDA_VISIBLE_DEVICES renumbers), the bus
+  // id and UUID the physical card's.
+  ctx("loom_device_ordinal", std::to_string(d.ordinal));
+  ctx("loom_pci_bus_id", d.pci_bus_id);
+  ctx("loom_uuid", d.uuid);
+  ctx("loom_shard", o.shared.run.shard());
   ctx("loom_cc", std::to_string(d.cc / 10) + "." + std::to_string(d.cc % 10));
   ctx("loom_sm_count", std::to_string(d.sm_count));
   ctx("loom_driver", version(d.driver_version));
@@ -1539,7 +1587,28 @@ int main(int argc, char** argv) {
   for (auto const& [key, value] : g.tags) ctx(("loom_tag_" + key).c_str(), value);
 
   std::deque<Bench> const benches = plan(cases, d.peak_fp32_tflops, peak_tensor);
-  if (benches.empty()) die("no case of the sweep runs on this GPU", 2);
+  // A shard with nothing to time (--shard=I/N: the sweep has fewer than N cases, or this GPU can run
+  // none of the shard's, while another shard's may) is not an error: with one process per GPU
+  // (scripts/multi_gpu.sh), a small sweep leaves some without work. Its JSON has the context and no
+  // rows, so that the reports still merge; scripts/merge_reports.py refuses a merge of no row.
+  bool const empty_shard = benches.empty() && o.shared.run.shard_count > 1;
+  if (benches.empty() && !empty_shard) die("no case of the sweep runs on this GPU", 2);
+  if (empty_shard) {
+    if (g.shard_cases == 0)
+      std::fprintf(stderr, "loom-bench: --shard=%s holds none of the sweep's cases; nothing to time\n",
+                   o.shared.run.shard().c_str());
+    else
+      std::fprintf(stderr, "loom-bench: --shard=%s: no case of the shard runs on this GPU; nothing to time\n",
+                   o.shared.run.shard().c_str());
+    std::string const json_file = !out_file.empty() ? (part_file.empty() ? out_file : part_file)
+                                                    : (bm_out_json ? bm_out_path : std::string());
+    if (!json_file.empty()) {
+      std::ofstream f(json_file, std::ios::binary | std::ios::trunc);
+      write_empty_report(f);
+      if (!f) die("cannot write \"" + json_file + "\"", 1);
+    }
+    if (stdout_json) write_empty_report(std::cout);
+  }
   std::size_t place = 0;
   auto const started = std::chrono::steady_clock::now();
   for (Bench const& b : benches) {
@@ -1558,7 +1627,7 @@ int main(int argc, char** argv) {
     std::cout.flush();
     std::fflush(stdout);
   });
-  benchmark::RunSpecifiedBenchmarks();
+  if (!empty_shard) benchmark::RunSpecifiedBenchmarks();
 
   // Throttling: the SM clock just after the run against the one at start, and the driver's reasons.
   harness::Clocks const after = harness::current_clocks(d.ordinal);

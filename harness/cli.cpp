@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string_view>
+#include <tuple>
 
 #include "harness/watchdog.hpp"
 
@@ -97,6 +98,19 @@ std::uint64_t unsigned_value(std::string const& opt, std::string const& text, st
     throw UsageError(opt + ": expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
                      "], found \"" + text + "\"");
   return v;
+}
+
+std::pair<std::uint64_t, std::uint64_t> shard_value(std::string const& text) {
+  std::size_t const slash = text.find('/');
+  // Digits only on either side (no sign, no spaces), each within what unsigned_value takes.
+  auto whole = [](std::string const& t, std::uint64_t* v) {
+    if (t.empty() || t.size() > 18 || t.find_first_not_of("0123456789") != std::string::npos) return false;
+    return std::from_chars(t.data(), t.data() + t.size(), *v).ec == std::errc();
+  };
+  std::uint64_t i = 0, n = 0;
+  if (slash == std::string::npos || !whole(text.substr(0, slash), &i) || !whole(text.substr(slash + 1), &n) || i >= n)
+    throw UsageError("--shard: expected I/N, whole numbers with 0 <= I < N (e.g. 0/4), found \"" + text + "\"");
+  return {i, n};
 }
 
 int compute_capability(std::string const& s) {
@@ -266,6 +280,15 @@ void RunOptions::add(CLI::App& app, Tool tool) {
   max_cases = bench ? harness::kBenchMaxCases : harness::kValidateMaxCases;
   max_cases_opt = app.add_option("--max-cases", max_cases_text,
                                  "Refuse a sweep of more cases than this (default: " + std::to_string(max_cases) + ")");
+  shard_opt = app.add_option(
+      "--shard", shard_text,
+      std::string("I/N: run only every Nth ") +
+          (bench ? "case of the sweep (a case's kernel rows and its cuBLAS and copy baselines stay together)"
+                 : "case of the sweep") +
+          ", those whose index in the full list (the same in every process) is I modulo N, so that N processes "
+          "with --shard=0/N .. N-1/N cover it once between them, e.g. one per GPU with --device=I "
+          "(scripts/multi_gpu.sh); --max-cases counts the full sweep; with --mode=enumerate, lists the shard's "
+          "(default: 0/1, all)");
   timeout_opt = app.add_option(
       "--timeout", timeout_text,
       std::string("Seconds ") + (bench ? "one run of a benchmark (its warm-up and timed launches)" : "a case") +
@@ -290,6 +313,7 @@ void RunOptions::add(CLI::App& app, Tool tool) {
 void RunOptions::parse(std::vector<std::string> const& reserved) {
   if (max_cases_opt->count())
     max_cases = unsigned_value("--max-cases", max_cases_text, 1, std::uint64_t(1) << 62);
+  if (shard_opt->count()) std::tie(shard_index, shard_count) = shard_value(shard_text);
   if (timeout_opt->count()) {
     try {
       timeout = harness::parse_timeout(timeout_text);

@@ -113,11 +113,20 @@ struct DeviceOptions {
   void parse();
 };
 
-// --max-cases, --timeout, --inject-fault, --tags, --list
+// --shard's value: "I/N" -> {I, N}, whole numbers with 0 <= I < N; throws UsageError naming --shard.
+std::pair<std::uint64_t, std::uint64_t> shard_value(std::string const& text);
+
+// --max-cases, --shard, --timeout, --inject-fault, --tags, --list
 struct RunOptions {
-  std::string max_cases_text, timeout_text, fault_text, tags_text;
-  CLI::Option *max_cases_opt = nullptr, *timeout_opt = nullptr, *fault_opt = nullptr, *tags_opt = nullptr;
+  std::string max_cases_text, shard_text, timeout_text, fault_text, tags_text;
+  CLI::Option *max_cases_opt = nullptr, *shard_opt = nullptr, *timeout_opt = nullptr, *fault_opt = nullptr,
+              *tags_opt = nullptr;
   std::uint64_t max_cases = 0;  // the tool's default until parse()
+  // --shard=I/N: the tool keeps the cases whose index in its full list (the same list in every
+  // process) is I modulo N, so that N processes, one per GPU, cover the sweep once between them.
+  std::uint64_t shard_index = 0, shard_count = 1;
+  bool in_shard(std::uint64_t index) const { return index % shard_count == shard_index; }
+  std::string shard() const { return std::to_string(shard_index) + "/" + std::to_string(shard_count); }
   double timeout = harness::kDefaultCaseTimeout;
   harness::Fault fault = harness::Fault::none;
   std::vector<std::pair<std::string, std::string>> tags;
@@ -128,7 +137,7 @@ struct RunOptions {
   void parse(std::vector<std::string> const& reserved);
 };
 
-// The 18 options both tools declare.
+// The 19 options both tools declare.
 struct Options {
   KernelOptions kernels;
   ProblemOptions problem;

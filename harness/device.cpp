@@ -83,6 +83,20 @@ DeviceInfo query_device(int ordinal) {
   cudaDeviceProp prop;
   LOOM_CUDA(cudaGetDeviceProperties(&prop, ordinal));
   d.name = prop.name;
+  char bus[32] = {};
+  // Not an error where it fails: the id only labels the report's rows. The failure is cleared, lest
+  // a later cudaGetLastError() check blame it on a kernel.
+  if (cudaDeviceGetPCIBusId(bus, sizeof bus, ordinal) == cudaSuccess)
+    d.pci_bus_id = bus;
+  else
+    cudaGetLastError();
+  {
+    auto const* u = reinterpret_cast<unsigned char const*>(prop.uuid.bytes);
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+                  u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+    d.uuid = buf;
+  }
   d.global_mem_bytes = std::int64_t(prop.totalGlobalMem);
   d.cc = attribute(cudaDevAttrComputeCapabilityMajor, ordinal) * 10 +
          attribute(cudaDevAttrComputeCapabilityMinor, ordinal);

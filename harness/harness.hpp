@@ -89,6 +89,10 @@ struct DeviceInfo {
   int fp32_lanes_per_sm = 128;  // 128 on cc 8.6 and newer (H100: 128); 64 on cc 6.0, 7.x, 8.0
   int sm_clock_mhz = 0;   // maximum SM clock (cudaDevAttrClockRate)
   int mem_clock_mhz = 0;  // maximum memory clock (cudaDevAttrMemoryClockRate)
+  // Which physical GPU this is: the ordinal is the process's (CUDA_VISIBLE_DEVICES renumbers), so
+  // reports that are merged across processes (scripts/multi_gpu.sh) tell GPUs apart by these.
+  std::string pci_bus_id;  // cudaDeviceGetPCIBusId, e.g. "0000:19:00.0"; "" where the runtime has none
+  std::string uuid;        // cudaDeviceProp::uuid as nvidia-smi -L writes it, "GPU-xxxxxxxx-xxxx-..."
 };
 
 // Throws NoGpu("no CUDA GPU found") when there is no device or no driver; when cudaGetDeviceCount

@@ -160,8 +160,10 @@ def label_tags(label, variant):
     return sweep, beta
 
 
-# Label fields that every row has or that the tables show already: no note under a table.
-ROW_FIELDS = ("sweep=", "beta=", "dtype=", "layout=", "out_dtype=", "m=", "n=", "k=", "disposition=")
+# Label fields that every row has or that the tables show already: no note under a table. The GPU
+# of a row (device, device_name, pci_bus_id) is in the header, every GPU of a merged file too.
+ROW_FIELDS = ("sweep=", "beta=", "dtype=", "layout=", "out_dtype=", "m=", "n=", "k=", "disposition=",
+              "device=", "device_name=", "pci_bus_id=")
 
 
 def plain_label(label):
@@ -510,6 +512,7 @@ def header(ctx, json_path, command, commit=None):
         f"- Date: {get('date')}",
         f"- GPU: {get('loom_device')} ({get('loom_sm_count')} SMs, compute capability {get('loom_cc')}, "
         f"max SM clock {get('loom_sm_clock_max_mhz')} MHz, L2 {l2_mib} MiB)",
+        *gpus_line(ctx),
         f"- Clocks at start: {get('loom_clocks_at_start')}",
         f"- NVIDIA driver {get('loom_nvidia_driver')} (CUDA driver API {get('loom_driver')}), "
         f"CUDA runtime {get('loom_cuda_runtime')}, cuBLAS {get('loom_cublas')}",
@@ -528,6 +531,17 @@ def header(ctx, json_path, command, commit=None):
         "cudaMemcpyAsync, as a bandwidth ceiling.",
         ""]
     return lines
+
+
+def gpus_line(ctx):
+    """A file merged from one process per GPU (scripts/merge_reports.py) lists its GPUs; the line
+    above is the first's."""
+    devices = ctx.get("loom_devices")
+    if not isinstance(devices, list) or len(devices) < 2:
+        return []
+    each = "; ".join(f"{d.get('ordinal', '?')} {d.get('name', '?')} ({d.get('pci_bus_id') or '?'}, shard {d.get('shard', '?')})"
+                     for d in devices if isinstance(d, dict))
+    return [f"- GPUs: {len(devices)} processes, one per GPU: {each}"]
 
 
 def commit_of(path):

@@ -120,9 +120,13 @@ std::string csv_field(std::string const& s) {
 using Tags = std::vector<std::pair<std::string, std::string>>;
 
 // The csv columns of a run's report and of --mode=enumerate's listing, the --tags keys after them.
+// A run's rows end with the GPU that ran them (its ordinal in this process, name and PCI bus id), so
+// that the rows of reports merged across GPUs (scripts/merge_reports.py) each still say where they
+// ran; the json keys are the same.
 constexpr char const* kRunColumns =
     "kernel,op,dtype,out_dtype,layout,m,n,k,lda,ldb,ldc,misalign,alpha,beta,reference,"
-    "rel_fro,max_abs,max_rel,tolerance,nonfinite,unwritten,over_bound,status,reason,path,repro,workspace";
+    "rel_fro,max_abs,max_rel,tolerance,nonfinite,unwritten,over_bound,status,reason,path,repro,workspace,"
+    "device,device_name,pci_bus_id";
 constexpr char const* kEnumerateColumns =
     "name,kernel,op,dtype,out_dtype,layout,m,n,k,lda,ldb,ldc,misalign,alpha,beta,disposition,reason";
 
@@ -159,7 +163,10 @@ class Reporter {
   Reporter(std::ostream& out, Format f, bool quiet, Tags tags, bool write_header)
       : out_(out), f_(f), quiet_(quiet), tags_(std::move(tags)), write_header_(write_header) {}
 
-  void begin(h::DeviceInfo const& dev) {
+  // shard: --shard's I/N, in the json header (scripts/merge_reports.py checks that the shards it
+  // merges cover the sweep).
+  void begin(h::DeviceInfo const& dev, std::string const& shard) {
+    dev_ = dev;
     if (f_ == Format::table) {
       if (!quiet_) {
         out_ << h::describe(dev) << "\n";
@@ -176,7 +183,9 @@ class Reporter {
       out_ << "{\n  \"device\": {\"name\": " << json_string(dev.name) << ", \"cc\": " << dev.cc
            << ", \"sm_count\": " << dev.sm_count << ", \"driver_version\": " << dev.driver_version
            << ", \"runtime_version\": " << dev.runtime_version
-           << ", \"cublas_version\": " << dev.cublas_version << "},\n  \"cases\": [";
+           << ", \"cublas_version\": " << dev.cublas_version << ", \"ordinal\": " << dev.ordinal
+           << ", \"pci_bus_id\": " << json_string(dev.pci_bus_id) << ", \"uuid\": " << json_string(dev.uuid)
+           << "},\n  \"shard\": " << json_string(shard) << ",\n  \"cases\": [";
     }
     out_.flush();
   }
@@ -215,7 +224,8 @@ class Reporter {
            << ',' << (ran ? fmt("%.6e", r.st.max_rel) : "") << ','
            << (ran ? fmt("%.3e", r.st.tol) : "") << ',' << r.st.nonfinite << ',' << r.st.unwritten
            << ',' << r.st.over_bound << ',' << r.status << ',' << csv_field(r.reason) << ','
-           << csv_field(r.path) << ',' << csv_field(r.repro) << ',' << csv_field(r.workspace) << csv_tags(tags_)
+           << csv_field(r.path) << ',' << csv_field(r.repro) << ',' << csv_field(r.workspace) << ','
+           << dev_.ordinal << ',' << csv_field(dev_.name) << ',' << csv_field(dev_.pci_bus_id) << csv_tags(tags_)
            << "\n";
     } else {
       out_ << (rows_ ? ",\n" : "\n") << "    {\"name\": " << json_string(case_name(r.kernel, p))
@@ -233,7 +243,8 @@ class Reporter {
            << ", \"over_bound\": " << r.st.over_bound << ", \"status\": " << json_string(r.status)
            << ", \"reason\": " << json_string(r.reason) << ", \"path\": " << json_string(r.path)
            << ", \"repro\": " << json_string(r.repro) << ", \"workspace\": " << json_string(r.workspace)
-           << json_tags(tags_) << "}";
+           << ", \"device\": " << dev_.ordinal << ", \"device_name\": " << json_string(dev_.name)
+           << ", \"pci_bus_id\": " << json_string(dev_.pci_bus_id) << json_tags(tags_) << "}";
     }
     ++rows_;
     out_.flush();
@@ -277,6 +288,7 @@ class Reporter {
   bool quiet_;
   Tags tags_;
   bool write_header_;
+  h::DeviceInfo dev_;  // begin()'s: every row names it
   bool header_done_ = false;
   int passed_ = 0, failed_ = 0, skipped_ = 0;
   std::size_t rows_ = 0;
@@ -650,7 +662,9 @@ int run(int argc, char** argv) {
   app.add_option("--seed", seed_s, "Random seed, an integer in [0, 2^64) (default: 20240601; each case derives its own)");
   app.add_option("--reference", ref_s,
                  "auto (host fp64 for small cases and dtypes cuBLAS lacks, else cuBLAS), cublas, host");
-  app.add_option("--format", format_s, "table, csv or json");
+  app.add_option("--format", format_s,
+                 "table, csv or json (a run's csv and json rows end with the GPU that ran them: device, device_name, "
+                 "pci_bus_id)");
   app.add_option("--output", output_s, "Write the report to FILE (the summary line still goes to stdout)");
   std::string save_ws_s = "none", ws_dir_s = "loom-workspace";
   app.add_option("--save-workspace", save_ws_s,
@@ -833,6 +847,15 @@ int run(int argc, char** argv) {
         throw BadInput("--reference=cublas: " + why + " (" + case_name(c.kernel->name, c.problem) +
                        "); use --reference=auto or host");
     }
+  // --shard=I/N: every process built the same list above (and refused it alike), and keeps its own
+  // part of it. Each case's seed and repro command come from the case, not its place in the list,
+  // so a case checks the same in any shard.
+  if (opts.run.shard_count > 1) {
+    std::vector<h::Case> mine;
+    for (std::size_t i = 0; i < cases.size(); ++i)
+      if (opts.run.in_shard(i)) mine.push_back(cases[i]);
+    cases = std::move(mine);
+  }
 
   std::string const& mode_s = opts.device.mode;
   if (opts.device.cc && mode_s != "enumerate")
@@ -891,7 +914,7 @@ int run(int argc, char** argv) {
 
   open_output();
   Reporter rep(out, format, quiet, tags, write_header);
-  rep.begin(runner.dev);
+  rep.begin(runner.dev, opts.run.shard());
 
   auto const t0 = std::chrono::steady_clock::now();
   bool aborted = false;

@@ -53,15 +53,19 @@ rc=0
 "$bench" --kernels=add,fma --dtypes=f32,f16 --m=256 --min-time=0.001 --benchmark_out="$tmp/json" \
   --benchmark_out_format=json >"$tmp/out" 2>"$tmp/err" || rc=$?
 [[ $rc -eq 0 ]] || { echo "FAIL run: exit $rc: $(tail -3 "$tmp/err")"; fail=1; }
-# Kernel rows: passed; baselines: not_verified; nothing else.
-check "add f32 passed" "$tmp/out" '^add/f32/ccc/256x256x0/.* dtype=f32; layout=ccc; disposition=passed$'
-check "add f16 passed (host reference)" "$tmp/out" '^add/f16/ccc/256x256x0/.* dtype=f16; layout=ccc; disposition=passed$'
-check "fma passed" "$tmp/out" '^fma/f32/ccc/256x256x256/.* dtype=f32; layout=ccc; disposition=passed$'
-check "cuBLAS not_verified" "$tmp/out" '^cublas/f32/ccc/256x256x0/.* dtype=f32; layout=ccc; disposition=not_verified$'
-check "copy not_verified" "$tmp/out" '^memcpy_d2d/f32/ccc/256x256x0/.* disposition=not_verified$'
+# Kernel rows: passed; baselines: not_verified; nothing else. Every label ends with the GPU that ran
+# the row.
+dev='; device=0; device_name=[^;]+; pci_bus_id=[0-9A-Fa-f]+:[0-9A-Fa-f]+:[0-9A-Fa-f]+\.[0-9]'
+check "add f32 passed" "$tmp/out" '^add/f32/ccc/256x256x0/.* dtype=f32; layout=ccc; disposition=passed'"$dev"'$'
+check "add f16 passed (host reference)" "$tmp/out" '^add/f16/ccc/256x256x0/.* dtype=f16; layout=ccc; disposition=passed'"$dev"'$'
+check "fma passed" "$tmp/out" '^fma/f32/ccc/256x256x256/.* dtype=f32; layout=ccc; disposition=passed'"$dev"'$'
+check "cuBLAS not_verified" "$tmp/out" '^cublas/f32/ccc/256x256x0/.* dtype=f32; layout=ccc; disposition=not_verified'"$dev"'$'
+check "copy not_verified" "$tmp/out" '^memcpy_d2d/f32/ccc/256x256x0/.* disposition=not_verified'"$dev"'$'
 check "f16 baseline keeps its note" "$tmp/out" '^cublas/f16/ccc/256x256x0/.* dtype=f16; layout=ccc; disposition=not_verified; fp32 geam'
 count "no incorrect or failed row" "$tmp/out" 'disposition=(incorrect|failed)' 0
-check "JSON label" "$tmp/json" '"label": "dtype=f32; layout=ccc; disposition=passed"'
+check "JSON label" "$tmp/json" '"label": "dtype=f32; layout=ccc; disposition=passed'"$dev"'"'
+check "JSON context: the GPU" "$tmp/json" '"loom_pci_bus_id": "[0-9A-Fa-f]+:[0-9A-Fa-f]+:[0-9A-Fa-f]+\.[0-9]"'
+check "JSON context: the shard" "$tmp/json" '"loom_shard": "0/1"'
 check "JSON context" "$tmp/json" '"loom_verification": "on: '
 rc=0
 "$bench" --kernels=add --dtypes=f32 --m=256 --min-time=0.001 --verification=off >"$tmp/out" 2>"$tmp/err" || rc=$?

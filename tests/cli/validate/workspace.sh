@@ -65,9 +65,10 @@ else
 fi
 "$VALIDATE" --kernels=add --dtypes=f32 --layouts=ccc --m=7 --n=5 --ld-pad=0 --misalign=0 --alpha=1 --beta=0 \
   --save-workspace=all --workspace-dir="$ws" --format=csv >"$TMP/out" 2>"$TMP/err"
-check "csv: the workspace column" "$TMP/out" '^kernel,.*,repro,workspace$'
-# B of add is M x N like A (ld 7 in ccc); the field holds commas, so CSV quotes it.
-check "csv: the files" "$TMP/out" "^add,.*,\"$ws/add_f32_ccc_7x5x0_ld7-7-7_mis0_alpha1_beta0\\.\\{A,B,D,ref\\}\\.npy\"\$"
+check "csv: the workspace column" "$TMP/out" '^kernel,.*,repro,workspace,device,device_name,pci_bus_id$'
+# B of add is M x N like A (ld 7 in ccc); the field holds commas, so CSV quotes it. The GPU's
+# columns follow: ordinal, name, PCI bus id.
+check "csv: the files" "$TMP/out" "^add,.*,\"$ws/add_f32_ccc_7x5x0_ld7-7-7_mis0_alpha1_beta0\\.\\{A,B,D,ref\\}\\.npy\",0,[^,]+,[0-9A-Fa-f:.]+\$"
 "$VALIDATE" --kernels=add --dtypes=f32 --layouts=ccc --m=7 --n=5 --ld-pad=0 --misalign=0 --alpha=1 --beta=0 \
   --save-workspace=all --workspace-dir="$ws" --format=json >"$TMP/out" 2>"$TMP/err"
 check "json: the workspace key" "$TMP/out" '"workspace": ".*\.\{A,B,D,ref\}\.npy"'
