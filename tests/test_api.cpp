@@ -355,7 +355,9 @@ TEST(ApiGpu, TwoGpusFromTwoThreads) {
   if (count < 2) GTEST_SKIP() << "needs two GPUs, this host has " << count;
   std::vector<Problem> const problems = {gemm_case(DType::bf16, DType::bf16, 128, 1024, 32768, "rcr"),
                                          gemm_case(DType::f16, DType::f32, 1000, 3000, 2000, "ccc"),
-                                         gemm_case(DType::f32, DType::f32, 300, 500, 700, "rrr")};
+                                         // K = 120: fma splits longer K with atomic adds, whose order (and last
+                                         // bits) vary run to run (<loom/gemm.hpp>)
+                                         gemm_case(DType::f32, DType::f32, 300, 500, 120, "rrr")};
   std::vector<std::string> failures[2];
   auto work = [&](int dev) {
     auto fail = [&](std::string const& why) { failures[dev].push_back(why); };

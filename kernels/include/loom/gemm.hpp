@@ -18,6 +18,9 @@
 //   - gemm needs gemm_workspace_size()'s bytes of workspace for this problem on this device (0 for
 //     many problems; then the pointer may be null). Calls in flight at once, on different streams,
 //     need a workspace each; calls in one stream may share one.
+//   - f16 and bf16 give the same bits run after run (a split of K is summed in a fixed order). fp32
+//     (the FFMA kernel) splits a long K with atomic additions into D, so its last bits may differ
+//     between runs.
 //   - Each call reads the calling thread's current device. What Loom keeps per device (its
 //     properties, the last plan) is keyed by device and guarded, so threads and devices may call at
 //     once.
