@@ -48,6 +48,8 @@ cudaError_t gemm_plan(Problem const& p, Operands const& ops, cudaStream_t stream
 }  // namespace sm90
 
 namespace dispatch {  // gemm's choice among fma, sm80 and sm90 on the current device (kernels/gemm.cu)
+// The library's descriptor of a gemm problem (alpha and beta are the call's).
+GemmDesc gemm_desc(Problem const& p);
 cudaError_t gemm(Problem const& p, Operands const& ops, cudaStream_t stream);
 std::string check(Problem const& p);
 // The workspace gemm() needs on the current device (Operands::workspace): for p's beta, or with

@@ -51,14 +51,7 @@ std::string plan(Problem const& p, int cc, PlanTarget const& gpu) {
 }
 
 // The catalog's gemm is the library's: what validate checks and bench times is what a user calls.
-GemmDesc desc_of(Problem const& p) {
-  GemmDesc d;
-  d.m = p.m, d.n = p.n, d.k = p.k;
-  d.ab_type = p.dtype, d.cd_type = p.out_dtype;
-  d.a_order = p.a, d.b_order = p.b, d.cd_order = p.c;
-  d.lda = p.lda, d.ldb = p.ldb, d.ldc = p.ldc;
-  return d;
-}
+GemmDesc desc_of(Problem const& p) { return dispatch::gemm_desc(p); }
 
 Status launch(Problem const& p, Operands const& ops, cudaStream_t stream) {
   return loom::gemm(desc_of(p), float(p.alpha), ops.a, ops.b, float(p.beta), ops.c, ops.d, ops.workspace,
@@ -73,6 +66,15 @@ std::size_t workspace(Problem const& p, std::string const&) {
 }  // namespace
 
 namespace dispatch {
+
+GemmDesc gemm_desc(Problem const& p) {
+  GemmDesc d;
+  d.m = p.m, d.n = p.n, d.k = p.k;
+  d.ab_type = p.dtype, d.cd_type = p.out_dtype;
+  d.a_order = p.a, d.b_order = p.b, d.cd_order = p.c;
+  d.lda = p.lda, d.ldb = p.ldb, d.ldc = p.ldc;
+  return d;
+}
 
 std::string check(Problem const& p) {
   switch (target(p)) {

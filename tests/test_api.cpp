@@ -23,14 +23,7 @@ using loom::test::have_gpu;
 
 namespace {
 
-GemmDesc desc_of(Problem const& p) {
-  GemmDesc d;
-  d.m = p.m, d.n = p.n, d.k = p.k;
-  d.ab_type = p.dtype, d.cd_type = p.out_dtype;
-  d.a_order = p.a, d.b_order = p.b, d.cd_order = p.c;
-  d.lda = p.lda, d.ldb = p.ldb, d.ldc = p.ldc;
-  return d;
-}
+GemmDesc desc_of(Problem const& p) { return dispatch::gemm_desc(p); }
 
 GemmDesc small_desc() {
   GemmDesc d;
