@@ -3,6 +3,7 @@
 # Env: BUILD_DIR (default: build), CMAKE_ARGS (extra configure arguments, word-split),
 # LOOM_SKIP_DEPS=1 (no dependency check: scripts/deps.sh).
 
+LOOM_CALLER_PWD=$PWD  # where the script was called from (loom_out_dir reads relative paths there)
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 BUILD_DIR=${BUILD_DIR:-build}
 JOBS=$(nproc 2>/dev/null || echo 2)
@@ -13,6 +14,20 @@ if [[ -z ${CUDACXX:-} ]] && ! command -v nvcc >/dev/null && [[ -x /usr/local/cud
 fi
 
 source scripts/deps.sh
+
+# The output folder of a script that takes one as its first argument when that does not start with
+# '-' (relative to where the script was called from; default results/): made, its absolute path in
+# out_dir; out_shift is 1 when the argument was one, for the caller to shift it away.
+loom_out_dir() {
+  out_dir= out_shift=0
+  if [[ $# -gt 0 && $1 != -* ]]; then
+    out_dir=$1 out_shift=1
+    [[ $out_dir == /* ]] || out_dir=$LOOM_CALLER_PWD/$out_dir
+  fi
+  out_dir=${out_dir:-$PWD/results}
+  mkdir -p "$out_dir"
+  out_dir=$(cd "$out_dir" && pwd)
+}
 
 # Installs what is missing (scripts/deps.sh) or stops with the line that names it, then builds.
 loom_build() {

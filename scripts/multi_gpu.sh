@@ -59,17 +59,9 @@ for a in "$@"; do
 done
 set -- ${args[@]+"${args[@]}"}
 
-caller_pwd=$PWD
-out_dir=
-if [[ $# -gt 0 && $1 != -* ]]; then
-  out_dir=$1
-  shift
-  [[ $out_dir == /* ]] || out_dir=$caller_pwd/$out_dir
-fi
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"  # cd to the repository root
-out_dir=${out_dir:-$PWD/results}
-mkdir -p "$out_dir"
-out_dir=$(cd "$out_dir" && pwd)
+loom_out_dir "$@"
+shift "$out_shift"
 py=${PYTHON:-python3}
 command -v "$py" >/dev/null || die 2 "python3 not found (set PYTHON): scripts/merge_reports.py merges the reports"
 

@@ -13,17 +13,9 @@
 # Exit status: loom-bench's (1 when some benchmark failed; the JSON is still written).
 set -euo pipefail
 
-caller_pwd=$PWD
-out_dir=
-if [[ $# -gt 0 && $1 != -* ]]; then
-  out_dir=$1
-  shift
-  [[ $out_dir == /* ]] || out_dir=$caller_pwd/$out_dir
-fi
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"  # cd to the repository root
-out_dir=${out_dir:-$PWD/results}
-mkdir -p "$out_dir"
-out_dir=$(cd "$out_dir" && pwd)
+loom_out_dir "$@"
+shift "$out_shift"
 
 if [[ ${LOOM_SKIP_BUILD:-0} != 1 ]]; then
   loom_build >&2
