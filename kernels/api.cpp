@@ -146,8 +146,8 @@ Status gemm_workspace_size(GemmDesc const& desc, std::size_t* bytes) noexcept tr
   int dev = 0, cc = 0;
   if (Status s = current_device(&dev, &cc); !s.ok()) return s;
   Problem const p = gemm_problem(desc);
-  if (std::string const why = dispatch::check(p); !why.empty()) return fail(StatusCode::not_supported, "%s", why.c_str());
-  *bytes = dispatch::workspace_size(p);
+  if (std::string const why = dispatch::check(p, cc); !why.empty()) return fail(StatusCode::not_supported, "%s", why.c_str());
+  *bytes = dispatch::workspace_size(p, cc);
   return Status();
 } catch (std::exception const& e) {
   return fail(StatusCode::cuda_error, "loom::gemm_workspace_size: %s", e.what());
@@ -169,8 +169,8 @@ Status gemm(GemmDesc const& desc, float alpha, void const* a, void const* b, flo
   if (Status s = current_device(&dev, &cc); !s.ok()) return s;
   Problem p = gemm_problem(desc);
   p.alpha = alpha, p.beta = beta;
-  if (std::string const why = dispatch::check(p); !why.empty()) return fail(StatusCode::not_supported, "%s", why.c_str());
-  if (std::size_t const need = dispatch::workspace_size(p, /*any_beta=*/false); need > 0) {
+  if (std::string const why = dispatch::check(p, cc); !why.empty()) return fail(StatusCode::not_supported, "%s", why.c_str());
+  if (std::size_t const need = dispatch::workspace_size(p, cc, /*any_beta=*/false); need > 0) {
     if (workspace_bytes < need)
       return fail(StatusCode::workspace_too_small,
                   "workspace_bytes=%zu is less than the %zu bytes this gemm needs (loom::gemm_workspace_size)",
@@ -181,7 +181,7 @@ Status gemm(GemmDesc const& desc, float alpha, void const* a, void const* b, flo
   Operands ops;
   ops.a = a, ops.b = b, ops.c = beta != 0.f ? c : d, ops.d = d;  // C is not read when beta == 0
   ops.workspace = workspace, ops.workspace_bytes = workspace_bytes;
-  cudaError_t e = dispatch::gemm(p, ops, stream);
+  cudaError_t e = dispatch::gemm(p, ops, stream, cc);
   if (e == cudaSuccess) e = cudaGetLastError();
   return cuda_status(e);
 } catch (std::exception const& e) {

@@ -50,11 +50,12 @@ cudaError_t gemm_plan(Problem const& p, Operands const& ops, cudaStream_t stream
 namespace dispatch {  // gemm's choice among fma, sm80 and sm90 on the current device (kernels/gemm.cu)
 // The library's descriptor of a gemm problem (alpha and beta are the call's).
 GemmDesc gemm_desc(Problem const& p);
-cudaError_t gemm(Problem const& p, Operands const& ops, cudaStream_t stream);
-std::string check(Problem const& p);
+// `cc`: the current device's compute capability (major*10 + minor), which the caller has read.
+cudaError_t gemm(Problem const& p, Operands const& ops, cudaStream_t stream, int cc);
+std::string check(Problem const& p, int cc);
 // The workspace gemm() needs on the current device (Operands::workspace): for p's beta, or with
 // `any_beta` for whatever beta a call brings (gemm_workspace_size's promise).
-std::size_t workspace_size(Problem p, bool any_beta = true);
+std::size_t workspace_size(Problem p, int cc, bool any_beta = true);
 }  // namespace dispatch
 
 namespace elementwise {  // D = alpha*A + beta*B (kernels/add.cu)

@@ -37,7 +37,9 @@ Target target(Problem const& p, int cc) {
   if (p.dtype == DType::f32) return Target::fma;
   return cc == 90 ? Target::sm90 : Target::sm80;
 }
-Target target(Problem const& p) { return target(p, p.dtype == DType::f32 ? 0 : device_cc()); }
+// The compute capability target() needs for p: none for fp32, which runs on fma everywhere.
+int cc_for(Problem const& p) { return p.dtype == DType::f32 ? 0 : device_cc(); }
+Target target(Problem const& p) { return target(p, cc_for(p)); }
 char const* name(Target t) { return t == Target::fma ? "fma" : t == Target::sm80 ? "sm80" : "sm90"; }
 
 std::string path(Problem const& p, Operands const& ops) {
@@ -76,8 +78,8 @@ GemmDesc gemm_desc(Problem const& p) {
   return d;
 }
 
-std::string check(Problem const& p) {
-  switch (target(p)) {
+std::string check(Problem const& p, int cc) {
+  switch (target(p, cc)) {
     case Target::fma: return sgemm_fma::check(p);
     case Target::sm80: return sm80::check(p);
     case Target::sm90: return sm90::check(p);
@@ -85,8 +87,8 @@ std::string check(Problem const& p) {
   return {};
 }
 
-cudaError_t gemm(Problem const& p, Operands const& ops, cudaStream_t stream) {
-  switch (target(p)) {
+cudaError_t gemm(Problem const& p, Operands const& ops, cudaStream_t stream, int cc) {
+  switch (target(p, cc)) {
     case Target::fma: return sgemm_fma::gemm(p, ops, stream);
     case Target::sm80: return sm80::gemm(p, ops, stream);
     case Target::sm90: return sm90::gemm(p, ops, stream);
@@ -96,8 +98,8 @@ cudaError_t gemm(Problem const& p, Operands const& ops, cudaStream_t stream) {
 
 // Only sm90 splits K (fma's split adds into D, sm80 has none). The plan weighs beta 0 and beta != 0
 // differently: for any beta, the larger of the two plans' workspaces.
-std::size_t workspace_size(Problem p, bool any_beta) {
-  if (target(p) != Target::sm90) return 0;
+std::size_t workspace_size(Problem p, int cc, bool any_beta) {
+  if (target(p, cc) != Target::sm90) return 0;
   if (!any_beta) return sm90::workspace_size(p);
   p.beta = 0;
   std::size_t const zero = sm90::workspace_size(p);
@@ -110,7 +112,7 @@ std::size_t workspace_size(Problem p, bool any_beta) {
 KernelInfo gemm_kernel_info() {
   KernelInfo k{"gemm", OpKind::gemm, {DType::f32, DType::f16, DType::bf16}, 80,
                "the entry point: fma for fp32; sm90 on compute capability 9.0, else sm80, for fp16 and bf16",
-               dispatch::check, launch};
+               [](Problem const& p) { return dispatch::check(p, cc_for(p)); }, launch};
   k.workspace_size = workspace;
   k.path = path;
   k.plan = plan;
