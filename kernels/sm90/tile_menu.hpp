@@ -42,9 +42,10 @@ struct TileShape {
 // k-major operands only (the transformer layer's rcr and its swap), one translation unit each:
 // about 11 s of compile each on one core (docs/tuning/sm90.md). Indices 16 on fill the 128-row
 // widths in to steps of 16 (112 to 240): at 384 x 6144 cuBLAS's 144-wide tiles make 129 tiles for
-// 132 SMs, where Loom's widths of 32 made 96 or 117, or 144 in two waves (seventh round). A
-// width that is not a multiple of 32 has no TMA store (tile_has_tma_store): its D goes out from the
-// registers.
+// 132 SMs, where Loom's widths of 32 made 96 or 117, or 144 in two waves (seventh round). They
+// run one CTA per cluster (no multicast), so that an odd number of 128-row tiles (M = 384, 640)
+// does not pad a cluster, and only where the kernel's M is at least min_m. A width that is not a
+// multiple of 32 has no TMA store (tile_has_tma_store): its D goes out from the registers.
 //
 // Indices are LOOM_SM90_PLAN's, so new shapes go at the end; kernels/CMakeLists.txt instantiates
 // each with the operand majornesses it takes (tile_takes).
