@@ -116,7 +116,7 @@ TEST(Sm90Plan, EveryChoiceKeepsItsLimits) {
       EXPECT_GE(ceil_div(k, kTileK) / p.splits, 4);
     }
     std::int64_t const km = p.swap ? n : m, kn = p.swap ? m : n;
-    Schedule const sc = make_schedule(t, km, kn, k, p.splits, p.tail, Residency{}.wave(t.cluster_m), p.stream);
+    Schedule const sc = make_schedule(t, km, kn, k, p.splits, p.tail, Residency{}.wave(tile_cluster(t)), p.stream);
     EXPECT_LE(sc.partial_bytes(), mc.workspace_cap);
     // The tail plan keeps at most one wave's partials: fewer CTA tiles than SMs.
     if (p.tail) {

@@ -39,7 +39,7 @@ void walk(Schedule const& s, std::string const& what) {
     std::int64_t taken = 0, taken_k = 0;
     for (int u = sched.first(c); u < sched.units; u += sched.step()) {
       ++taken;
-      for (unsigned rank = 0; rank < unsigned(sched.cluster_m); ++rank) {
+      for (unsigned rank = 0; rank < unsigned(sched.cluster_m * sched.cluster_n); ++rank) {
         TileScheduler::Work const w = sched.work(u, rank);
         if (s.stream && u >= s.split_from) {
           ASSERT_LE(w.k_begin, w.k_end);
@@ -59,7 +59,7 @@ void walk(Schedule const& s, std::string const& what) {
         ASSERT_GE(w.m, 0);
         ASSERT_LT(w.m, s.cluster_rows * s.cluster_m);
         ASSERT_GE(w.n, 0);
-        ASSERT_LT(w.n, s.tiles_n);
+        ASSERT_LT(w.n, s.cluster_cols * s.cluster_n);
         ASSERT_LE(w.k_begin, w.k_end);
         if (w.splits > 1) {
           for (int wg = 0; wg < sched.consumers; ++wg) {
@@ -69,7 +69,7 @@ void walk(Schedule const& s, std::string const& what) {
             ASSERT_LE(std::int64_t(sched.partial(slot, w.split) + std::size_t(sched.slot_floats)) * 4, s.partial_bytes());
           }
         }
-        if (w.m >= s.tiles_m) continue;  // past M: computes nothing the epilogue stores
+        if (w.m >= s.tiles_m || w.n >= s.tiles_n) continue;  // past M or N: computes nothing the epilogue stores
         auto& mine = ks[{w.m, w.n}];
         ASSERT_TRUE(mine.emplace(w.k_begin, w.k_end).second) << "tile (" << w.m << "," << w.n << ") k " << w.k_begin << " twice";
       }
@@ -125,7 +125,7 @@ TEST(Sm90Schedule, EveryTileAndKTileOnceOnEveryPlan) {
     int const mode = int(rng() % 3);  // split every tile, the tail alone, stream-K
     int const sms = int(std::vector<int>{132, 114, 78, 16, 7}[rng() % 5]);
     TileShape const t = kTileShapes[shape];
-    Schedule const s = make_schedule(t, m, n, k, splits, mode == 1, Residency::of_sms(sms).wave(t.cluster_m), mode == 2);
+    Schedule const s = make_schedule(t, m, n, k, splits, mode == 1, Residency::of_sms(sms).wave(tile_cluster(t)), mode == 2);
     walk(s, std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + t.name + " split " +
                 std::to_string(splits) + (mode == 1 ? " tail" : mode == 2 ? " stream-K" : "") + " on " +
                 std::to_string(sms) + " SMs");

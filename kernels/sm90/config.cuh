@@ -26,11 +26,13 @@ struct TileConfig {
   static constexpr int kShape = kShape_;
   static constexpr TileShape kTileShape = kTileShapes[kShape];
   static constexpr int kBM = kTileShape.bm, kBN = kTileShape.bn, kClusterM = kTileShape.cluster_m;
+  static constexpr int kClusterN = kTileShape.cluster_n, kCluster = tile_cluster(kTileShape);
   static constexpr int kConsumers = tile_consumers(kTileShape);  // warpgroups, 64 rows of the tile each
   static constexpr int kThreads = tile_threads(kTileShape);
   static constexpr int kStages = tile_stages(kTileShape);
   static constexpr bool kTmaStore = tile_has_tma_store(kTileShape);
   static_assert(kConsumers >= 1 && kConsumers <= 2 && kStages >= 2);
+  static_assert(kClusterM == 1 || kClusterN == 1, "a cluster lies along M or along N");
 };
 
 // One operand's (kMN, kTileK) stage, its TMA boxes and its wgmma descriptors. kWgmmaMN: the rows
@@ -85,13 +87,14 @@ struct OperandConfig {
 };
 
 // Tile shape Tc (a TileConfig) with a k-major (kAKMajor) or mn-major A and a k-major (kBKMajor) or
-// mn-major B.
+// mn-major B. A's tile is shared by the cluster's CTAs along N, B's by those along M.
 template <class Tc, bool kAKMajor, bool kBKMajor>
 struct Config {
   using T = Tc;
   static constexpr int kBM = Tc::kBM, kBN = Tc::kBN, kStages = Tc::kStages, kConsumers = Tc::kConsumers;
-  static constexpr int kClusterM = Tc::kClusterM, kThreads = Tc::kThreads;
-  using A = OperandConfig<kBM, kAKMajor, 64, 1, kStages>;
+  static constexpr int kClusterM = Tc::kClusterM, kClusterN = Tc::kClusterN, kCluster = Tc::kCluster;
+  static constexpr int kThreads = Tc::kThreads;
+  using A = OperandConfig<kBM, kAKMajor, 64, kClusterN, kStages>;
   using B = OperandConfig<kBN, kBKMajor, kBN, kClusterM, kStages>;
   // What one stage's full barrier waits for: all of A and B land in every CTA.
   static constexpr int kStageBytes = A::kStageBytes + B::kStageBytes;

@@ -82,7 +82,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_sm90_kernel(__grid_cons
     setmaxnreg_dec<kProducerRegs>();
     cluster_wait();
     if (tid != 0) return;
-    for (int u = sched.first(int(blockIdx.x) / Cfg::kClusterM); u < sched.units; u += sched.step())
+    for (int u = sched.first(int(blockIdx.x) / Cfg::kCluster); u < sched.units; u += sched.step())
       producer_load<Cfg>(p, pipe, sched.work(u, rank), rank, ring);
     pipe.producer_tail(ring);
     return;
@@ -94,11 +94,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_sm90_kernel(__grid_cons
   ConsumerMma<Cfg, kType> mainloop(pipe, w, tid - 128, rank);
   auto acc = partition_fragment_C<float, Cfg::kMma, make_layout(make_shape(Cfg::kBM, Cfg::kBN))>();  // (2,2,BN/8): the wgmma's D registers
   int stores = 0;  // this warpgroup's TMA stores so far
-  for (int u = sched.first(int(blockIdx.x) / Cfg::kClusterM); u < sched.units; u += sched.step()) {
+  for (int u = sched.first(int(blockIdx.x) / Cfg::kCluster); u < sched.units; u += sched.step()) {
     TileScheduler::Work const wk = sched.work(u, rank);
     if (wk.k_begin == wk.k_end) continue;  // a stream-K cluster's unit past its range's last piece
     mainloop.mma(wk, ring, acc);
-    if (wk.m >= sched.tiles_m) continue;  // the cluster's second M tile may lie past M
+    if (wk.m >= sched.tiles_m || wk.n >= sched.tiles_n) continue;  // a cluster's second tile may lie past M or N
     if (wk.splits > 1) {
       std::size_t const slot = sched.slot(wk, rank, w);
       if (!split_k_fixup<Cfg::kAccs>(acc, p.partials + sched.partial(slot, 0), sched.slot_floats, wk.split, wk.splits,

@@ -135,7 +135,7 @@ cudaError_t launch_kernel(Params const& p, bool after_reset, cudaStream_t stream
   cudaLaunchConfig_t cfg{};
   cudaLaunchAttribute attrs[2];
   attrs[0].id = cudaLaunchAttributeClusterDimension;
-  attrs[0].val.clusterDim.x = Cfg::kClusterM;
+  attrs[0].val.clusterDim.x = Cfg::kCluster;  // 1-D: rank r at (r % kClusterM, r / kClusterM)
   attrs[0].val.clusterDim.y = 1;
   attrs[0].val.clusterDim.z = 1;
   // After the counter reset: start while it runs (the split-K fixup waits for it).
@@ -143,7 +143,7 @@ cudaError_t launch_kernel(Params const& p, bool after_reset, cudaStream_t stream
   attrs[1].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = attrs;
   cfg.numAttrs = after_reset ? 2 : 1;
-  cfg.gridDim = dim3(unsigned(Cfg::kClusterM * p.sched.grid));  // the schedule's clusters
+  cfg.gridDim = dim3(unsigned(Cfg::kCluster * p.sched.grid));  // the schedule's clusters
   cfg.blockDim = dim3(Cfg::kThreads);
   cfg.dynamicSmemBytes = kSmemBytes;
   cfg.stream = stream;
@@ -157,7 +157,7 @@ cudaError_t launch_instance(Args const& args, Schedule const& sched, bool bf16, 
     if (refusal) refusal->tma = false, refusal->why = reason;
     return cudaErrorInvalidConfiguration;
   };
-  if (sched.cluster_m != Cfg::kClusterM || sched.bn != Cfg::kBN || sched.consumers != Cfg::kConsumers)
+  if (sched.cluster_m != Cfg::kClusterM || sched.cluster_n != Cfg::kClusterN || sched.bn != Cfg::kBN || sched.consumers != Cfg::kConsumers)
     return fail("sm90: the schedule is not tile shape " + std::string(kTileShapes[kShape].name) + "'s");
   if (!sched.fits_kernel()) return fail("sm90: too many tiles for the kernel's 32-bit tile scheduler");
   if (sched.splits > 1 && (args.partials == nullptr || args.arrivals == nullptr))

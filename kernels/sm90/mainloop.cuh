@@ -8,9 +8,10 @@
 //   wgmma desc of warpgroup w, k-step s: make_gmma_desc(sA) advanced by gmma_desc_offset(sA, (64w, 16s, stage))
 //   acc = partition_fragment_C(TiledMMA of (BM/64)x1 warpgroups of m64nBNk16, (BM,BN)): (2,2,BN/8) per thread
 //
-// and the same for B, whose boxes the cluster's CTAs share out: each loads kBoxes / kClusterM of
-// them and multicasts them to every CTA of the cluster (each completes its bytes on the full
-// barrier of every CTA it writes), so B's tile crosses L2 once per cluster.
+// and the same for B, whose boxes the cluster's CTAs along M share out: each loads kBoxes /
+// kClusterM of them and multicasts them to every CTA of the cluster (each completes its bytes on
+// the full barrier of every CTA it writes), so B's tile crosses L2 once per cluster. A cluster
+// along N shares A's boxes the same way.
 //
 // A consumer warpgroup waits for a stage, issues its four wgmmas (k-steps of 16), commits them,
 // and waits for the previous k tile's group only (one group stays in flight across k tiles), then
@@ -40,7 +41,16 @@ __device__ __forceinline__ void producer_load(Params const& p, Pipeline<Cfg> con
                                               unsigned rank, Ring<Cfg::kStages>& ring) {
   using A = typename Cfg::A;
   using B = typename Cfg::B;
-  constexpr int kClusterM = Cfg::kClusterM;
+  constexpr int kClusterM = Cfg::kClusterM, kClusterN = Cfg::kClusterN;
+  // Rank r sits at (r % kClusterM, r / kClusterM) of the cluster (the scheduler's rule). The CTAs
+  // along M (same column) share B's tile, those along N (same row) A's: each loads its share of the
+  // boxes and multicasts them to the CTAs that share the tile.
+  int const rank_m = int(rank) % kClusterM, rank_n = int(rank) / kClusterM;
+  unsigned short mask_a = 0, mask_b = 0;
+#pragma unroll
+  for (int j = 0; j < kClusterN; ++j) mask_a = (unsigned short)(mask_a | (1u << (rank_m + j * kClusterM)));
+#pragma unroll
+  for (int i = 0; i < kClusterM; ++i) mask_b = (unsigned short)(mask_b | (1u << (rank_n * kClusterM + i)));
   // Box coordinates, innermost TMA dimension first: the contiguous mode (make_tma_desc).
   auto coords = [](Coord<2> const& c, bool k_major, int& c0, int& c1) {
     c0 = int(k_major ? c[1] : c[0]);
@@ -53,19 +63,24 @@ __device__ __forceinline__ void producer_load(Params const& p, Pipeline<Cfg> con
     pipe.producer_acquire(ring, unsigned(Cfg::kStageBytes));
     int c0, c1;
 #pragma unroll
-    for (int b = 0; b < A::kBoxes; ++b) {
+    for (int j = 0; j < A::kBoxes / kClusterN; ++j) {
+      int const b = j * kClusterN + rank_n;
       coords(local_tile<A::kBoxTile>(cA, wk.m * A::kBoxes + b, kt).base, A::kKMajor, c0, c1);  // box (BOX_MN,BK)
-      tma_load_2d(pipe.smem.a(s).offset(unsigned(b * A::kBoxBytes)), &p.tma_a, pipe.smem.full(s), c0, c1);
+      SmemBuffer const dst = pipe.smem.a(s).offset(unsigned(b * A::kBoxBytes));
+      if constexpr (kClusterN == 1)
+        tma_load_2d(dst, &p.tma_a, pipe.smem.full(s), c0, c1);
+      else
+        tma_load_2d_multicast(dst, &p.tma_a, pipe.smem.full(s), c0, c1, mask_a);
     }
 #pragma unroll
     for (int j = 0; j < B::kBoxes / kClusterM; ++j) {
-      int const b = j * kClusterM + int(rank);
+      int const b = j * kClusterM + rank_m;
       coords(local_tile<B::kBoxTile>(cB, wk.n * B::kBoxes + b, kt).base, B::kKMajor, c0, c1);
       SmemBuffer const dst = pipe.smem.b(s).offset(unsigned(b * B::kBoxBytes));
       if constexpr (kClusterM == 1)
         tma_load_2d(dst, &p.tma_b, pipe.smem.full(s), c0, c1);
       else
-        tma_load_2d_multicast(dst, &p.tma_b, pipe.smem.full(s), c0, c1, (unsigned short)((1u << kClusterM) - 1));
+        tma_load_2d_multicast(dst, &p.tma_b, pipe.smem.full(s), c0, c1, mask_b);
     }
     ring.advance();
   }

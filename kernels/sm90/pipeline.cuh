@@ -34,14 +34,14 @@ struct Ring {
 
 template <class Cfg>
 struct Pipeline {
-  static constexpr int kStages = Cfg::kStages, kClusterM = Cfg::kClusterM;
+  static constexpr int kStages = Cfg::kStages, kCluster = Cfg::kCluster;
   Smem<Cfg> smem;
 
   // One thread of the CTA, before the cluster barrier that makes the inits visible to the peers.
   __device__ __forceinline__ void init() const {
     for (int s = 0; s < kStages; ++s) {
       mbarrier_init(smem.full(s), 1);                                           // the producer
-      mbarrier_init(smem.empty(s), unsigned(Cfg::kConsumers * kClusterM));  // every consumer of the cluster
+      mbarrier_init(smem.empty(s), unsigned(Cfg::kConsumers * kCluster));  // every consumer of the cluster
     }
   }
 
@@ -67,7 +67,7 @@ struct Pipeline {
   __device__ __forceinline__ void consumer_release(int stage, bool signals) const {
     if (signals)
 #pragma unroll
-      for (int r = 0; r < kClusterM; ++r) mbarrier_arrive_cluster(smem.empty(stage), unsigned(r));
+      for (int r = 0; r < kCluster; ++r) mbarrier_arrive_cluster(smem.empty(stage), unsigned(r));
   }
 };
 

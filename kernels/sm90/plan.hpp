@@ -112,7 +112,8 @@ struct Machine {
   // every wider tile's, is held at its interpolation (0.88).
   double efficiency[kTileShapeCount] = {0.90, 0.80, 0.45, 0.15, 0.55, 0.60, 0.30, 0.90,
                                         0.65, 0.86, 0.873, 0.25, 0.45, 0.58, 0.60, 0.60,
-                                        0.62, 0.68, 0.88, 0.72, 0.77};
+                                        0.62, 0.68, 0.88, 0.72, 0.77, 0.62, 0.80, 0.68,
+                                        0.86, 0.88, 0.90, 0.72, 0.77, 0.90};
   std::int64_t workspace_cap = std::int64_t(256) << 20;  // split-K partials, bytes
   // Whether stream-K plans are candidates. They are not: timed on an H100 (docs/tuning/sm90.md,
   // sixth round), the best stream-K plan was slower than the best other plan on 118 of 126
@@ -133,16 +134,16 @@ inline double estimate_us(int shape, Schedule const& sc, std::int64_t m, std::in
                           bool beta, Machine const& mc = {}) {
   TileShape const t = kTileShapes[shape];
   // CTA tiles, in whole clusters; rounds of work units on the busiest cluster; the CTA tiles split.
-  std::int64_t const tiles_m = sc.cluster_rows * sc.cluster_m, tiles_n = sc.tiles_n;
+  std::int64_t const tiles_m = sc.cluster_rows * sc.cluster_m, tiles_n = sc.cluster_cols * sc.cluster_n;
   std::int64_t const waves = sc.whole_rounds() + sc.split_rounds(), split = sc.split_ctas();
   std::int64_t const sm_k_tiles = sc.whole_rounds() * sc.k_tiles + sc.split_rounds() * sc.split_k_tiles();
   double const sm_flops = mc.sm_peak_flops() * mc.efficiency[shape];
   double const ktile_us = 2.0 * t.bm * t.bn * kTileK / sm_flops * 1e6;
   double const compute = double(sm_k_tiles) * ktile_us;
-  // DRAM: each operand once, D once (C once more); L2 -> SMs: every tile's panels, B's shared by
-  // the cluster's multicast.
+  // DRAM: each operand once, D once (C once more); L2 -> SMs: every tile's panels, A's shared by
+  // the cluster's CTAs along N and B's by those along M (multicast).
   double dram = 2.0 * double(m * k + n * k) + double(out_bytes) * double(m * n) * (beta ? 2 : 1);
-  double l2 = 2.0 * double(k) * (double(tiles_m * tiles_n) * t.bm + double(sc.cluster_tiles()) * t.bn);
+  double l2 = 2.0 * double(k) * (double(tiles_m * sc.cluster_cols) * t.bm + double(sc.cluster_rows * tiles_n) * t.bn);
   double fixup = 0;
   if (sc.splits > 1) {
     double const partial = 4.0 * t.bm * t.bn;
@@ -165,7 +166,7 @@ inline double estimate_us(int shape, Schedule const& sc, std::int64_t m, std::in
 inline double estimate_us(int shape, int splits, std::int64_t m, std::int64_t n, std::int64_t k, int sms,
                           int out_bytes, bool beta, Machine const& mc = {}, bool tail = false) {
   TileShape const t = kTileShapes[shape];
-  Schedule const sc = make_schedule(t, m, n, k, splits, tail, Residency::of_sms(sms).wave(t.cluster_m));
+  Schedule const sc = make_schedule(t, m, n, k, splits, tail, Residency::of_sms(sms).wave(tile_cluster(t)));
   return estimate_us(shape, sc, m, n, k, out_bytes, beta, mc);
 }
 
@@ -174,7 +175,7 @@ inline double estimate_us(int shape, int splits, std::int64_t m, std::int64_t n,
 inline double estimate_plan(PlanInput const& in, Plan const& p, Machine const& mc = {}) {
   TileShape const t = kTileShapes[p.shape];
   std::int64_t const m = p.swap ? in.n : in.m, n = p.swap ? in.m : in.n;
-  Schedule const sc = make_schedule(t, m, n, in.k, p.splits, p.tail, in.res.wave(t.cluster_m), p.stream);
+  Schedule const sc = make_schedule(t, m, n, in.k, p.splits, p.tail, in.res.wave(tile_cluster(t)), p.stream);
   return estimate_us(p.shape, sc, m, n, in.k, in.out_bytes, in.beta, mc);
 }
 
@@ -193,7 +194,7 @@ void for_each_plan(PlanInput const& in, Machine const& mc, F&& f) {
     for (int t = 0; t < kTileShapeCount; ++t) {
       TileShape const ts = kTileShapes[t];
       if (!tile_takes(ts, a_k_major, b_k_major) || m < ts.min_m) continue;
-      std::int64_t const wave = in.res.wave(ts.cluster_m);
+      std::int64_t const wave = in.res.wave(tile_cluster(ts));
       std::int64_t const k_tiles = ceil_div(in.k, kTileK);
       auto consider = [&](Schedule const& sc, int s, bool tail, bool stream = false) {
         f(Plan{t, s, swap != 0, estimate_us(t, sc, m, n, in.k, in.out_bytes, in.beta, mc), tail, stream});

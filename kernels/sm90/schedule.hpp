@@ -25,9 +25,10 @@
 // where split-K's equal splits of each tile leave the wave's rounds ragged.
 //
 // Tile order: cluster tiles go in groups of kGroupM cluster rows, column by column within a group,
-// so that the clusters in flight share A and B panels in L2; the CTA of cluster rank r takes M tile
-// cluster_m * row + r. The last group is ragged (cluster_rows % kGroupM rows): four lines of
-// arithmetic, rather than a layout over a tile grid padded with idle clusters.
+// so that the clusters in flight share A and B panels in L2; the CTA of cluster rank r takes CTA
+// tile (cluster_m * row + r % cluster_m, cluster_n * column + r / cluster_m). The last group is
+// ragged (cluster_rows % kGroupM rows): four lines of arithmetic, rather than a layout over a tile
+// grid padded with idle clusters.
 #pragma once
 
 #include <cstddef>
@@ -54,9 +55,9 @@ struct Residency {
     for (int i = 0; i < 4; ++i) r.clusters[i] = sms >> i;
     return r;
   }
-  // Clusters of cluster_m CTAs (1, 2, 4 or 8) resident at once, at least 1.
-  constexpr int wave(int cluster_m) const {
-    int const i = cluster_m >= 8 ? 3 : cluster_m >= 4 ? 2 : cluster_m >= 2 ? 1 : 0;
+  // Clusters of `size` CTAs (1, 2, 4 or 8) resident at once, at least 1.
+  constexpr int wave(int size) const {
+    int const i = size >= 8 ? 3 : size >= 4 ? 2 : size >= 2 ? 1 : 0;
     return clusters[i] > 0 ? clusters[i] : 1;
   }
   friend constexpr bool operator==(Residency const&, Residency const&) = default;
@@ -66,11 +67,13 @@ struct Residency {
 // needs them to fit in 32 bits (fits_kernel), which the kernel's tile scheduler uses.
 struct Schedule {
   std::int64_t cluster_m = 1;     // CTAs per cluster, along M
+  std::int64_t cluster_n = 1;     // CTAs per cluster, along N
   std::int64_t consumers = 1;     // consumer warpgroups per CTA (64 rows of the CTA tile each)
   std::int64_t bn = 0;            // the CTA tile's columns
   std::int64_t tiles_m = 0;       // CTA tiles along M; the last cluster row's CTAs past it skip their epilogue
-  std::int64_t tiles_n = 0;       // CTA tiles along N
+  std::int64_t tiles_n = 0;       // CTA tiles along N; the last cluster column's CTAs past it skip their epilogue
   std::int64_t cluster_rows = 0;  // cluster tiles along M: ceil(tiles_m / cluster_m)
+  std::int64_t cluster_cols = 0;  // cluster tiles along N: ceil(tiles_n / cluster_n)
   std::int64_t k_tiles = 0;       // k tiles of K (kTileK each, the last one ragged)
   std::int64_t splits = 1;        // K is split this many ways in the split cluster tiles (1: none)
   std::int64_t split_from = 0;    // the first split cluster tile (cluster_tiles() when none is)
@@ -80,7 +83,8 @@ struct Schedule {
   bool stream = false;            // the split cluster tiles are dealt out by stream-K (splits: the most contributors to a tile)
   std::int64_t stream_iters = 0;  // stream-K: the split cluster tiles' k tiles, all of them
 
-  LOOM_HD constexpr std::int64_t cluster_tiles() const { return cluster_rows * tiles_n; }
+  LOOM_HD constexpr std::int64_t cluster_tiles() const { return cluster_rows * cluster_cols; }
+  LOOM_HD constexpr std::int64_t cluster_size() const { return cluster_m * cluster_n; }
   // Rounds of work on the busiest cluster: whole tiles, then split units.
   LOOM_HD constexpr std::int64_t whole_rounds() const {
     return splits > 1 ? split_from / wave : (cluster_tiles() + wave - 1) / wave;
@@ -99,7 +103,7 @@ struct Schedule {
   // accumulator tiles of 64 x bn fp32 (the warpgroup's registers, in their own order), and one
   // arrival counter per slot.
   LOOM_HD constexpr std::int64_t split_ctas() const {
-    return splits > 1 || stream ? (cluster_tiles() - split_from) * cluster_m : 0;
+    return splits > 1 || stream ? (cluster_tiles() - split_from) * cluster_size() : 0;
   }
   LOOM_HD constexpr std::int64_t slots() const { return split_ctas() * consumers; }
   LOOM_HD constexpr std::int64_t slot_floats() const { return 64 * bn; }
@@ -110,7 +114,8 @@ struct Schedule {
   constexpr bool fits_kernel() const {
     std::int64_t const lim = 0x7fffffff;
     // Stream-K's range bounds c * T / grid are taken in 32 bits.
-    return units <= lim && tiles_m * cluster_m <= lim && cluster_tiles() <= lim && k_tiles * splits <= lim &&
+    return units <= lim && tiles_m * cluster_m <= lim && tiles_n * cluster_n <= lim && cluster_tiles() <= lim &&
+           k_tiles * splits <= lim &&
            (stream_iters + 1) * grid <= lim;
   }
 };
@@ -128,11 +133,13 @@ constexpr Schedule make_schedule(TileShape t, std::int64_t m, std::int64_t n, st
                                  bool tail, std::int64_t wave, bool stream = false) {
   Schedule s;
   s.cluster_m = t.cluster_m;
+  s.cluster_n = t.cluster_n;
   s.consumers = tile_consumers(t);
   s.bn = t.bn;
   s.tiles_m = ceil_div(m, t.bm);
   s.tiles_n = ceil_div(n, t.bn);
   s.cluster_rows = ceil_div(s.tiles_m, t.cluster_m);
+  s.cluster_cols = ceil_div(s.tiles_n, t.cluster_n);
   s.k_tiles = ceil_div(k, kTileK);
   s.wave = wave > 0 ? wave : 1;
   std::int64_t const cap = s.k_tiles < kMaxSplits ? s.k_tiles : kMaxSplits;
@@ -178,13 +185,14 @@ constexpr Schedule make_schedule(TileShape t, std::int64_t m, std::int64_t n, st
 // The kernel's view of a Schedule, in 32-bit integers (a 64-bit division in the consumers' loop
 // puts their accumulators on the stack): which work units a cluster takes, and what each one is.
 struct TileScheduler {
-  int cluster_m, tiles_m, cluster_rows, tiles_n, k_tiles, splits, split_from, units, grid, consumers, slot_floats;
+  int cluster_m, cluster_n, tiles_m, cluster_rows, tiles_n, cluster_cols, k_tiles, splits, split_from, units, grid,
+      consumers, slot_floats;
   int stream_iters;  // stream-K: the split cluster tiles' k tiles (0: no stream-K)
 
   TileScheduler() = default;
   LOOM_HD explicit TileScheduler(Schedule const& s)
-      : cluster_m(int(s.cluster_m)), tiles_m(int(s.tiles_m)), cluster_rows(int(s.cluster_rows)), tiles_n(int(s.tiles_n)),
-        k_tiles(int(s.k_tiles)), splits(int(s.splits)), split_from(int(s.split_from)), units(int(s.units)),
+      : cluster_m(int(s.cluster_m)), cluster_n(int(s.cluster_n)), tiles_m(int(s.tiles_m)),
+        cluster_rows(int(s.cluster_rows)), tiles_n(int(s.tiles_n)), cluster_cols(int(s.cluster_cols)), k_tiles(int(s.k_tiles)), splits(int(s.splits)), split_from(int(s.split_from)), units(int(s.units)),
         grid(int(s.grid)), consumers(int(s.consumers)), slot_floats(int(s.slot_floats())),
         stream_iters(s.stream ? int(s.stream_iters) : 0) {}
 
@@ -194,7 +202,7 @@ struct TileScheduler {
     int split, splits, k_begin, k_end;  // the unit's split of its tile, of `splits`, and its k tiles (empty: skip it)
   };
 
-  // The first unit of cluster `cluster` (blockIdx.x / cluster_m) and the step to its next one.
+  // The first unit of cluster `cluster` (blockIdx.x / the cluster's size) and the step to its next one.
   LOOM_HD int first(int cluster) const { return cluster; }
   LOOM_HD int step() const { return grid; }
 
@@ -228,10 +236,10 @@ struct TileScheduler {
       w.split = u - split_from - (w.tile - split_from) * splits;
       w.splits = splits;
     }
-    int const per_group = kGroupM * tiles_n, first_row = w.tile / per_group * kGroupM, in_group = w.tile % per_group;
+    int const per_group = kGroupM * cluster_cols, first_row = w.tile / per_group * kGroupM, in_group = w.tile % per_group;
     int const group_rows = cluster_rows - first_row < kGroupM ? cluster_rows - first_row : kGroupM;
-    w.m = (first_row + in_group % group_rows) * cluster_m + int(rank);
-    w.n = in_group / group_rows;
+    w.m = (first_row + in_group % group_rows) * cluster_m + int(rank % unsigned(cluster_m));
+    w.n = in_group / group_rows * cluster_n + int(rank / unsigned(cluster_m));
     if (!streamed) {
       // 32-bit: k_tiles * splits < 2^31 (fits_kernel).
       w.k_begin = int(unsigned(w.split) * unsigned(k_tiles) / unsigned(w.splits));
@@ -243,7 +251,7 @@ struct TileScheduler {
   // The workspace slot of consumer warpgroup `wg` of a split unit's CTA, and the offset (in floats)
   // of its split s's partial tile (Schedule::partial_bytes holds them all).
   LOOM_HD std::size_t slot(Work const& w, unsigned rank, int wg) const {
-    return (std::size_t(w.tile - split_from) * unsigned(cluster_m) + rank) * unsigned(consumers) + unsigned(wg);
+    return (std::size_t(w.tile - split_from) * unsigned(cluster_m * cluster_n) + rank) * unsigned(consumers) + unsigned(wg);
   }
   LOOM_HD std::size_t partial(std::size_t slot, int s) const {
     return (slot * unsigned(splits) + unsigned(s)) * unsigned(slot_floats);

@@ -222,7 +222,7 @@ Prepared prepare(Problem const& p, Operands const& ops, DeviceFacts const& dev, 
   r.args = r.plan.swap ? swapped(args) : args;
   TileShape const t = kTileShapes[r.plan.shape];
   r.sched = make_schedule(t, r.args.ga.shape[0], r.args.gb.shape[0], r.args.ga.shape[1], r.plan.splits, r.plan.tail,
-                          dev.res.wave(t.cluster_m), r.plan.stream);
+                          dev.res.wave(tile_cluster(t)), r.plan.stream);
   return r;
 }
 

@@ -6,15 +6,16 @@
 // - a tile shape is one entry of the menu (bm x bn of D per CTA, and the CTAs of a cluster), named
 //   by its index `shape` (LOOM_SM90_PLAN's first field, Plan::shape, the template parameter kShape);
 // - a CTA tile is the bm x bn block of D one CTA computes, at CTA-tile coordinates (m, n);
-// - a cluster tile is the cluster_m CTA tiles along M that one cluster computes together (they
-//   share B's tile by multicast), numbered in the tile scheduler's order
-//   (kernels/sm90/schedule.hpp).
+// - a cluster tile is the cluster_m x cluster_n CTA tiles that one cluster computes together (the
+//   CTAs along M share B's tile by multicast, those along N A's), numbered in the tile scheduler's
+//   order (kernels/sm90/schedule.hpp). A cluster lies along one dimension only: cluster_m or
+//   cluster_n is 1.
 #pragma once
 
 namespace loom::sm90 {
 
 // One tile shape of the menu: bm x bn of D per CTA (bm = 64 per consumer warpgroup), and the CTAs
-// along M of a cluster (they share B's tile by multicast).
+// of a cluster along M (they share B's tile by multicast) and along N (they share A's).
 struct TileShape {
   int bm, bn, cluster_m;
   char const* name;
@@ -24,6 +25,7 @@ struct TileShape {
   // least this: the steps of 16 were fitted where their 128 rows were full (M = 160-900), and on
   // decode rows (M = 1-4 unswapped) their picks measured 7-12% slower than 128x16 swapped.
   int min_m = 0;
+  int cluster_n = 1;
 };
 // The menu. 128x256: big problems; 128x128: twice the tiles; 128x64 and 128x16: a small N (a small M
 // swapped), one CTA per cluster since B's tile is small. The 64-row tiles (one consumer warpgroup)
@@ -47,6 +49,12 @@ struct TileShape {
 // does not pad a cluster, and only where the kernel's M is at least min_m. A width that is not a
 // multiple of 32 has no TMA store (tile_has_tma_store): its D goes out from the registers.
 //
+// Indices 21 on are 128-row tiles on clusters of two CTAs along N, which share A's tile by
+// multicast (the names' _1x2): at M = 160-1024 the A and B panels every CTA streams from L2 bound
+// the one-CTA-cluster widths (384 x 6144 x 4096 in 128x144 tiles: 129 tiles, 287 MB across L2, 32
+// µs at 9 TB/s, where cuBLAS takes 28 µs), and a cluster along M would pad an odd number of 128-row
+// tiles. Along N a cluster pads at most one column of tiles, and A crosses L2 once per cluster.
+//
 // Indices are LOOM_SM90_PLAN's, so new shapes go at the end; kernels/CMakeLists.txt instantiates
 // each with the operand majornesses it takes (tile_takes).
 inline constexpr TileShape kTileShapes[] = {{128, 256, 2, "128x256", false, false},
@@ -69,7 +77,16 @@ inline constexpr TileShape kTileShapes[] = {{128, 256, 2, "128x256", false, fals
                                             {128, 144, 1, "128x144", true, true, 64},
                                             {128, 176, 1, "128x176", false, true, 64},
                                             {128, 208, 1, "128x208", false, true, 64},
-                                            {128, 240, 1, "128x240", false, true, 64}};
+                                            {128, 240, 1, "128x240", false, true, 64},
+                                            {128, 112, 1, "128x112_1x2", true, true, 64, 2},
+                                            {128, 128, 1, "128x128_1x2", true, true, 64, 2},
+                                            {128, 144, 1, "128x144_1x2", true, true, 64, 2},
+                                            {128, 160, 1, "128x160_1x2", true, true, 64, 2},
+                                            {128, 176, 1, "128x176_1x2", false, true, 64, 2},
+                                            {128, 192, 1, "128x192_1x2", false, true, 64, 2},
+                                            {128, 208, 1, "128x208_1x2", false, true, 64, 2},
+                                            {128, 240, 1, "128x240_1x2", false, true, 64, 2},
+                                            {128, 256, 1, "128x256_1x2", false, true, 64, 2}};
 inline constexpr int kTileShapeCount = int(sizeof(kTileShapes) / sizeof(kTileShapes[0]));
 
 constexpr int kTileK = 64;  // K per stage: one k tile, the 128-byte swizzle's width in 16-bit elements
@@ -96,11 +113,14 @@ constexpr int kGroupM = 8;
 // columns, the 64-byte swizzle) instead (kernels/sm90/epilogue.cuh).
 constexpr bool tile_has_tma_store(TileShape t) { return t.bn % 32 == 0; }
 constexpr bool tile_takes_mn_major_b(TileShape t) { return t.bn % (64 * t.cluster_m) == 0; }
+constexpr bool tile_takes_mn_major_a(TileShape t) { return t.bm % (64 * t.cluster_n) == 0; }
+// The CTAs of a cluster: the launch's (1-D) cluster, rank r at (r % cluster_m, r / cluster_m).
+constexpr int tile_cluster(TileShape t) { return t.cluster_m * t.cluster_n; }
 // Whether tile shape t is built for A and B of these majornesses (k-major or not), so that the plan
 // may take it: the list kernels/CMakeLists.txt instantiates (test Sm90Instances checks it).
 constexpr bool tile_takes(TileShape t, bool a_k_major, bool b_k_major) {
   if (t.k_major_only) return a_k_major && b_k_major;
-  return b_k_major || tile_takes_mn_major_b(t);
+  return (b_k_major || tile_takes_mn_major_b(t)) && (a_k_major || tile_takes_mn_major_a(t));
 }
 constexpr int tile_consumers(TileShape t) { return t.bm / 64; }
 constexpr int tile_threads(TileShape t) { return 128 * (1 + tile_consumers(t)); }
