@@ -37,6 +37,11 @@ while IFS= read -r line; do
   check "example runs: loom-layout $cmd  ->  ${_out%%$'\n'*}" test "$_rc" -eq 0 -a -n "$_out" -a -z "$_err"
 done < <(grep 'e\.g\. loom-layout ' <<<"$help")
 
+# The help says what a warning is and the exit status that goes with it.
+check "--help describes the contract warning and its exit status 0" \
+  grep -q "one stderr line 'loom-layout: warning: OP: ...' naming the" <<<"$help"
+check "--help says a warning exits 0" grep -q "and exit status 0 (the answer is CuTe's" <<<"$help"
+
 _run -h
 check "-h exits 0 and prints the same help" test "$_rc" -eq 0 -a "$_out" == "$help"
 
