@@ -140,6 +140,14 @@ void check_argv(int argc, char** argv, std::initializer_list<char const*> flags)
 
 // ---------------------------------------------------------------------------------------------
 
+void alone(CLI::App const& app, std::string const& flag) {
+  for (CLI::Option const* o : app.get_options()) {
+    if (o->count() == 0) continue;
+    std::string const name = o->get_name();
+    if (name != flag) throw UsageError(flag + " lists every kernel and takes no other option, found " + name);
+  }
+}
+
 void KernelOptions::add(CLI::App& app, Tool tool) {
   kernels_opt = app.add_option("--kernels", kernels_text,
                                tool == Tool::bench ? "Kernels or shell globs to time, e.g. 'sm*' (default: all; see --list)"

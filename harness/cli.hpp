@@ -52,6 +52,9 @@ int compute_capability(std::string const& text);
 // A flag given a value (--list=2) or an option missing its value that CLI11 would misname: throws
 // before CLI11 parses.
 void check_argv(int argc, char** argv, std::initializer_list<char const*> flags);
+// A listing flag (--list) that prints the same text whatever else is given: throws naming the first
+// other option given, since its value would be ignored unchecked.
+void alone(CLI::App const& app, std::string const& flag);
 
 enum class Tool { validate, bench };
 

@@ -15,6 +15,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -690,6 +691,7 @@ int run(int argc, char** argv) {
   }
 
   if (opts.run.list) {
+    cli::alone(app, "--list");  // it prints the same text whatever else is given
     std::fputs(h::kernel_list().c_str(), stdout);
     return 0;
   }
@@ -720,6 +722,10 @@ int run(int argc, char** argv) {
       if (sel.empty()) throw BadInput(std::string("no registered kernel computes ") + to_string(op));
     }
   }
+
+  // K is gemm's: with no gemm kernel left, --k would be ignored.
+  if (opts.problem.k && std::none_of(sel.begin(), sel.end(), [](KernelInfo const* k) { return k->op == OpKind::gemm; }))
+    throw BadInput("--k: K is gemm's, and no selected kernel computes gemm");
 
   std::vector<DType> dtypes = opts.problem.dtypes.value_or(std::vector<DType>{});
   for (DType t : dtypes) {
@@ -772,6 +778,13 @@ int run(int argc, char** argv) {
   if (!output_s.empty()) {
     std::string const why = h::why_not_writable(output_s);
     if (!why.empty()) throw BadInput("cannot write --output file \"" + output_s + "\": " + why);
+  }
+  // Both writes would go to one file, the second over the first.
+  if (!output_s.empty() && !junit_s.empty()) {
+    std::error_code e1, e2;
+    auto const a = std::filesystem::weakly_canonical(output_s, e1), b = std::filesystem::weakly_canonical(junit_s, e2);
+    if (output_s == junit_s || (!e1 && !e2 && a == b))
+      throw BadInput("--output and --junit-output name the same file \"" + junit_s + "\"; give two");
   }
   if (save_ws_s != "none" && save_ws_s != "incorrect" && save_ws_s != "all")
     throw BadInput("--save-workspace is none, incorrect or all, found \"" + save_ws_s + "\"");
@@ -830,6 +843,25 @@ int run(int argc, char** argv) {
       if (!ms.empty() && ks.empty()) spec.k_follows_m = true;
       add_spec(std::move(spec));
     }
+  }
+  // --out-dtypes: each value is the output of the sweep's f16/bf16 gemm cases of that input dtype,
+  // or f32 for any of them; a value that fits none would be ignored.
+  if (!out_dtypes.empty()) {
+    std::vector<DType> inputs;  // the f16/bf16 input dtypes of the sweep's gemm cases
+    for (h::SweepSpec const& spec : specs)
+      for (DType t : spec.dtypes)
+        for (KernelInfo const* k : sel)
+          if (spec.op == OpKind::gemm && t != DType::f32 && k->op == OpKind::gemm &&
+              std::find(spec.kernels.begin(), spec.kernels.end(), k->name) != spec.kernels.end() &&
+              std::find(k->dtypes.begin(), k->dtypes.end(), t) != k->dtypes.end() &&
+              std::find(inputs.begin(), inputs.end(), t) == inputs.end())
+            inputs.push_back(t);
+    if (inputs.empty()) throw BadInput("--out-dtypes is for gemm with f16 or bf16 inputs, and the sweep has none");
+    std::string names;
+    for (DType t : inputs) names += (names.empty() ? "" : ", ") + std::string(to_string(t));
+    for (DType o : out_dtypes)
+      if (o != DType::f32 && std::find(inputs.begin(), inputs.end(), o) == inputs.end())
+        throw BadInput(std::string("--out-dtypes: ") + to_string(o) + " is neither f32 nor an input dtype of the sweep's f16/bf16 gemm cases (" + names + ")");
   }
   if (total > max_cases)
     throw BadInput("the sweep has " + std::to_string(total) + (total == ~std::uint64_t(0) ? " or more" : "") +

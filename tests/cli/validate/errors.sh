@@ -65,4 +65,21 @@ expect_bad_input "--append appends to the --output file; name one" --append
 expect_bad_input "--append takes no value, found \"--append=1\"" --append=1
 expect_bad_input "--append does not go with --format=json" --append --format=json --output="$TMP/x.json"
 
+# A value the run would ignore is an error too: --list prints the same text whatever else is given,
+# --out-dtypes names an output no f16/bf16 gemm case of the sweep has, --k goes to no gemm kernel,
+# and --output and --junit-output would write one file twice.
+expect_bad_input "--list lists every kernel and takes no other option, found --dtypes" --list --dtypes=half
+expect_bad_input "--list lists every kernel and takes no other option, found --op" --list --op=gemm
+expect_bad_input "--out-dtypes is for gemm with f16 or bf16 inputs, and the sweep has none" --op=add --out-dtypes=f32
+expect_bad_input "--out-dtypes is for gemm with f16 or bf16 inputs, and the sweep has none" --dtypes=f32 --out-dtypes=f16
+expect_bad_input "--out-dtypes: bf16 is neither f32 nor an input dtype of the sweep's f16/bf16 gemm cases (f16)" --dtypes=f16 --out-dtypes=bf16
+expect_bad_input "--k: K is gemm's, and no selected kernel computes gemm" --op=add --k=5
+expect_bad_input "--k: K is gemm's, and no selected kernel computes gemm" --kernels=add --k=5
+expect_bad_input "--output and --junit-output name the same file" --output="$TMP/r.csv" --junit-output="$TMP/r.csv"
+expect_bad_input "--output and --junit-output name the same file" --output="$TMP/r.csv" --junit-output="$TMP/../${TMP##*/}/r.csv"
+# The same options where they do apply: the sweep is refused by --max-cases, not by them.
+expect_bad_input "the sweep has" --dtypes=f16 --out-dtypes=f32,f16 --max-cases=1
+expect_bad_input "the sweep has" --kernels=add,sm80 --k=5 --max-cases=1
+expect_bad_input "the sweep has" --output="$TMP/r.csv" --junit-output="$TMP/r.xml" --max-cases=1
+
 finish
