@@ -195,6 +195,10 @@ std::vector<harness::SweepSpec> build_specs(Options const& o) {
       s.layouts = {"rrr"};
       specs.push_back(s);
     }
+    // The default sweep is small, but --max-cases is a limit the user set: it holds here too.
+    std::uint64_t total = 0;
+    for (auto const& s : specs) total += harness::count_cases(s);
+    if (total > o.shared.run.max_cases) too_many_cases(total, o.shared.run.max_cases);
     return specs;
   }
 
@@ -233,6 +237,9 @@ std::vector<harness::SweepSpec> build_specs(Options const& o) {
     return specs;
   }
 
+  // K is gemm's: with no gemm kernel selected, --k would be ignored.
+  if (ks && std::none_of(names.begin(), names.end(), [](std::string const& n) { return loom::find_kernel(n)->op == OpKind::gemm; }))
+    throw UsageError("--k: K is gemm's, and no selected kernel computes gemm");
   // Every M gets a spec of the same size: count them all before building any, since a huge sweep
   // (--m=1:100000 --n=1:100000) would not even fit as specs.
   std::uint64_t total = 0;
@@ -1187,15 +1194,46 @@ std::string check_benchmark_flags(int argc, char** argv) {
       if (v == n) return true;
     return false;
   };
+  // Google Benchmark reads any other value of a boolean flag as true (--benchmark_color=x turns
+  // colour on): only the spellings it reads as meant are taken.
+  auto boolean = [&](std::string v) {
+    for (char& c : v) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return one_of(v, {"true", "false", "yes", "no", "on", "off", "1", "0", "t", "f", "y", "n"});
+  };
   for (int i = 1; i < argc; ++i) {
     std::string const a = argv[i];
-    if (a.rfind("--benchmark_", 0) != 0) continue;
     std::string::size_type const eq = a.find('=');
     std::string const flag = a.substr(0, eq);
     std::string const v = eq == std::string::npos ? "" : a.substr(eq + 1);
     std::string const bad = flag + "=" + v + ": ";
+    if (flag == "--v") {  // Google Benchmark's log verbosity: it prints its own line and leaves a bad one
+      if (eq == std::string::npos || v.empty() || v.size() > 9 ||
+          v.find_first_not_of("0123456789", v[0] == '-' ? 1 : 0) != std::string::npos || v == "-")
+        return bad + "expected a whole number (the log verbosity)";
+      continue;
+    }
+    if (a.rfind("--benchmark_", 0) != 0) continue;
     double d = 0;
-    if (flag == "--benchmark_format" || flag == "--benchmark_out_format") {
+    if (flag == "--benchmark_list_tests" || flag == "--benchmark_enable_random_interleaving" ||
+        flag == "--benchmark_report_aggregates_only" || flag == "--benchmark_display_aggregates_only" ||
+        flag == "--benchmark_counters_tabular") {
+      // Alone, the flag means true.
+      if (eq != std::string::npos && !boolean(v)) return bad + "expected true or false";
+    } else if (flag == "--benchmark_color") {
+      if (!one_of(v, {"auto"}) && !boolean(v)) return bad + "expected auto, true or false";
+    } else if (flag == "--benchmark_context") {
+      // Google Benchmark leaves a malformed one in argv, which then reads as an unknown argument.
+      std::string::size_type from = 0;
+      while (!v.empty()) {
+        std::string::size_type const comma = v.find(',', from);
+        std::string const item = v.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+        std::string::size_type const sep = item.find('=');
+        if (sep == std::string::npos || sep == 0 || item.find('=', sep + 1) != std::string::npos)
+          return bad + "expected key=value[,key=value...], found \"" + item + "\"";
+        if (comma == std::string::npos) break;
+        from = comma + 1;
+      }
+    } else if (flag == "--benchmark_format" || flag == "--benchmark_out_format") {
       if (!one_of(v, {"console", "json", "csv"})) return bad + "expected console, json or csv";
     } else if (flag == "--benchmark_time_unit") {
       if (!one_of(v, {"ns", "us", "ms", "s"})) return bad + "expected ns, us, ms or s";
@@ -1405,6 +1443,13 @@ int main(int argc, char** argv) {
   // CLI11's range check lets NaN through (every comparison with it is false).
   if (!(o.min_time >= 1e-6 && o.min_time <= 3600.0))
     die("--min-time: expected seconds in [1e-06, 3600], found " + fmt("%g", o.min_time), 2);
+  // A listing prints the same text whatever else is given: anything else given is a mistake.
+  try {
+    if (o.shared.run.list) cli::alone(app, "--list");
+    if (o.list_kernels) cli::alone(app, "--list-kernels");
+  } catch (UsageError const& e) {
+    die(e.what(), 2);
+  }
   if (o.shared.run.list) {
     std::fputs(harness::kernel_list().c_str(), stdout);
     return 0;
@@ -1489,6 +1534,15 @@ int main(int argc, char** argv) {
     die(e.what(), 2);
   }
   if (!g.use_loom && !g.use_cublas && !g.use_memcpy) die("--providers: name at least one of loom, cublas, memcpy", 2);
+  auto any_selected = [&](auto&& pred) {
+    auto const& sel = o.shared.kernels.selected;
+    return std::any_of(sel.begin(), sel.end(), [&](KernelInfo const* k) { return pred(*k); });
+  };
+  // A provider or --plans named for kernels none of which it applies to would time nothing.
+  if (g.use_memcpy && app.count("--providers") && !any_selected([](KernelInfo const& k) { return k.op == OpKind::add; }))
+    die("--providers: memcpy is the copy ceiling of add, and no selected kernel computes add", 2);
+  if (g.plans > 0 && !any_selected([](KernelInfo const& k) { return bool(k.ranked_plans); }))
+    die("--plans: no selected kernel plans its problems with a model (see --list; sm90 does)", 2);
   if (o.shared.device.cc && !o.shared.device.enumerate && !o.repro)
     die("--compute-capability is for --mode=enumerate and --repro (a run takes the GPU's)", 2);
   if (o.shared.device.sms && !o.shared.device.enumerate)

@@ -677,6 +677,9 @@ VALIDATE_BAD = [
     ["--tags="], ["--op=x"], ["--save-workspace=x"], ["--save-workspace=all", "--workspace-dir=/nonexistent/x"],
     ["--alpha="], ["--beta=x"], ["--k=0"], ["--n=-1"], ["--kernels=nope"], ["--ignore-kernels=nope"],
     ["--junit-output=/nonexistent/x"], ["--append"], ["--max-cases=0"], ["--ld-pad=x"], ["--misalign=-1"],
+    # A value the run would ignore.
+    ["--list", "--dtypes=half"], ["--list", "--m=1"], ["--op=add", "--out-dtypes=f32"], ["--dtypes=f16", "--out-dtypes=bf16"],
+    ["--op=add", "--k=5"], ["--output=/tmp/x.csv", "--junit-output=/tmp/x.csv"],
 ]
 BENCH_BAD = [
     ["--min-time=nan"], ["--min-time=inf"], ["--min-time=-1"], ["--benchmark_min_time=-1"],
@@ -695,6 +698,12 @@ BENCH_BAD = [
     ["--verification=x"], ["--alpha=x"], ["--beta="], ["--k=0"], ["--kernels=nope"], ["--ignore-kernels=nope"],
     ["--output=/nonexistent/x"], ["--append"], ["--min-samples=x"], ["--warmup=x"], ["--iterations=x"],
     ["--max-time=x"], ["--progress=1"], ["--list=1"], ["--repro=1"], ["--max-cases=x"],
+    ["--benchmark_color=x"], ["--benchmark_counters_tabular=x"], ["--benchmark_list_tests=maybe"],
+    ["--benchmark_enable_random_interleaving=2x"], ["--benchmark_report_aggregates_only=x"],
+    ["--benchmark_display_aggregates_only=x"], ["--benchmark_context=x"], ["--v=x"],
+    # A value the run would ignore.
+    ["--max-cases=1"], ["--kernels=add", "--k=5"], ["--kernels=add", "--plans=1"], ["--kernels=sm90", "--providers=memcpy"],
+    ["--list", "--dtypes=half"], ["--list-kernels", "--kernels=x"],
 ]
 
 # ---------------------------------------------------------------------------------------------

@@ -80,6 +80,31 @@ expect_argv '--tags: key "path" is one of the report'"'"'s own fields' --tags=pa
 expect_argv '--tags: key "m" is one of the report'"'"'s own fields' --mode=enumerate --tags=m:1
 expect_argv 'unknown kernel "a b"' --kernels=$'a\nb'
 
+# Google Benchmark reads any value of a boolean flag it does not know as true, and leaves a
+# malformed --benchmark_context or --v in argv: each gets its own line here.
+for flag in list_tests enable_random_interleaving report_aggregates_only display_aggregates_only counters_tabular; do
+  expect "--benchmark_$flag=maybe" "--benchmark_$flag=maybe: expected true or false"
+done
+expect "--benchmark_color=x" "--benchmark_color=x: expected auto, true or false"
+expect "--benchmark_context=gpu" '--benchmark_context=gpu: expected key=value[,key=value...], found "gpu"'
+expect "--benchmark_context=a=1,b" 'found "b"'
+expect "--v=x" "--v=x: expected a whole number (the log verbosity)"
+# The values these flags take still pass, to the sweep's own check.
+expect "--benchmark_counters_tabular=true --benchmark_color=auto --benchmark_context=a=1 --v=1 --max-cases=1" "the sweep has"
+expect "--benchmark_list_tests --max-cases=1" "the sweep has"
+
+# A value the run would ignore is an error too: --max-cases holds for the default sweep, --k, --plans
+# and --providers=memcpy must reach a selected kernel, and --list and --list-kernels print the same
+# text whatever else is given.
+expect "--max-cases=1" "cases, more than the limit of 1;"
+expect "--kernels=add --max-cases=15" "the sweep has 16 cases, more than the limit of 15"
+expect "--kernels=add --k=5" "--k: K is gemm's, and no selected kernel computes gemm"
+expect "--kernels=add --plans=2" "--plans: no selected kernel plans its problems with a model"
+expect "--kernels=sm90 --providers=memcpy" "--providers: memcpy is the copy ceiling of add, and no selected kernel computes add"
+expect "--list --dtypes=half" "--list lists every kernel and takes no other option, found --dtypes"
+expect "--list-kernels --providers=x" "--list-kernels lists every kernel and takes no other option, found --providers"
+expect "--kernels=add,sm90 --k=5 --plans=2 --providers=loom,memcpy --max-cases=1" "the sweep has"
+
 # Help and the kernel list need no GPU.
 checks=$((checks + 2))
 if ! "$bench" --help >"$tmp/out" 2>&1 || ! grep -q -- "--benchmark_filter" "$tmp/out"; then
