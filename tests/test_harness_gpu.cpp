@@ -156,7 +156,7 @@ TEST(HarnessGpu, AddKernelThroughRegistry) {
 // shapes are LLM layers, each under a forced plan (LOOM_SM90_PLAN's spec: shape:splits:swap:tail)
 // so that every split mode is covered whatever the model picks on this card: split-K of every
 // tile, of the last wave alone, stream-K, with and without swap-AB, on menu and family tiles (the steps of 16
-// among them); each run must
+// and the clusters along N among them); each run must
 // also be right (against cuBLAS within bf16 tolerance).
 TEST(HarnessGpu, Sm90IsDeterministic) {
   REQUIRE_GPU();
@@ -174,7 +174,8 @@ TEST(HarnessGpu, Sm90IsDeterministic) {
                         Shape{300, 5120, 5120, "rcr", "9:3:0:1"}, Shape{96, 5120, 5120, "rcr", "13:3:1:0"},
                         Shape{300, 5120, 13824, "rcr", "9:1:1:2"}, Shape{512, 11008, 4096, "rcr", "10:1:0:2"},
                         Shape{1000, 4096, 3000, "ccc", "1:1:0:2"}, Shape{384, 6144, 4096, "rcr", "17:2:1:1"},
-                        Shape{300, 5120, 5120, "rcr", "16:3:1:0"}}) {
+                        Shape{300, 5120, 5120, "rcr", "16:3:1:0"}, Shape{640, 6144, 4096, "rcr", "23:2:0:1"},
+                        Shape{200, 3072, 3072, "rcr", "22:3:1:0"}}) {
     int const m = s.m, n = s.n, kk = s.k;
     Problem p;
     p.op = OpKind::gemm;

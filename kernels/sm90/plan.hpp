@@ -112,8 +112,8 @@ struct Machine {
   // every wider tile's, is held at its interpolation (0.88).
   double efficiency[kTileShapeCount] = {0.90, 0.80, 0.45, 0.15, 0.55, 0.60, 0.30, 0.90,
                                         0.65, 0.86, 0.873, 0.25, 0.45, 0.58, 0.60, 0.60,
-                                        0.62, 0.68, 0.88, 0.72, 0.77, 0.62, 0.80, 0.68,
-                                        0.86, 0.88, 0.90, 0.72, 0.77, 0.90};
+                                        0.62, 0.68, 0.88, 0.72, 0.77, 0.62, 0.68, 0.66,
+                                        0.74, 0.73, 0.87, 0.63, 0.72, 0.90};
   std::int64_t workspace_cap = std::int64_t(256) << 20;  // split-K partials, bytes
   // Whether stream-K plans are candidates. They are not: timed on an H100 (docs/tuning/sm90.md,
   // sixth round), the best stream-K plan was slower than the best other plan on 118 of 126
