@@ -9,6 +9,12 @@
 //  - the m64nNk16 atoms (fp16/bf16 inputs, fp32 accumulators) as TV layouts over the 128 threads of
 //    a warpgroup, for make_tiled_mma and partition_A/B/C.
 //
+// wgmma transposes 16-bit operands only (imm-trans-a/b exist for .f16/.bf16 alone): an 8-bit or
+// tf32 operand is read K-major, so make_gmma_desc rejects an MN-major descriptor for them. The
+// atoms themselves stay defined for every width, as CuTe's are: an MN-major 8-bit tile is a valid
+// shared-memory layout (a staging buffer that is transposed on its way to a K-major one), just
+// not a wgmma operand.
+//
 // Semantics follow NVIDIA CuTe (cute/atom/mma_traits_sm90_gmma.hpp, cute/arch/mma_sm90_desc.hpp,
 // CUTLASS v4.7.0) and the PTX ISA ("Asynchronous Warpgroup Level Matrix Shared Memory Layout":
 // "Shared Memory Matrix Layout", "Strides", "Matrix Descriptor Format"). One difference in
@@ -270,6 +276,10 @@ struct GmmaCanon {
 // start is the tile's offset (SwizzleLayout::offset) in 16-byte units; at() adds the buffer.
 constexpr GmmaDesc make_gmma_desc(SwizzleLayout const& tile, GmmaMajor major, int elem_bits, i64 mn_extent = 0) {
   detail::gmma_check_bits(elem_bits);
+  // Without a transpose bit the hardware reads the operand K-major whatever its layout is, so an
+  // MN-major descriptor of another width would be read as the wrong matrix.
+  LOOM_REQUIRE(major == GmmaMajor::kK || elem_bits == 16,
+               "gmma_desc: wgmma reads MN-major operands of 16-bit types only; an 8-bit or 32-bit operand must be K-major");
   Swizzle const& sw = tile.swizzle;
   i64 const t = 128 / elem_bits;  // elements per 16 bytes
   LOOM_REQUIRE(sw.bits >= 0 && sw.bits <= 3, "gmma_desc: a swizzle of more than 3 bits has no wgmma mode");

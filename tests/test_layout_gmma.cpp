@@ -130,6 +130,30 @@ TEST(GmmaAtoms, ElementSwizzleIsTheIsaByteSwizzle) {
     for (int j = 0; j < 8; ++j) EXPECT_EQ(a(r, 8 * j), 64 * r + 8 * (j ^ r));
 }
 
+// The 8-bit (e4m3/e5m2) K-major atoms: one 8-row atom of the 128-byte swizzle holds 128 elements of
+// K per row (CuTe's Layout_K_SW128_Atom<float_e4m3_t>, Sw<3,4,3> o (8,128):(128,1): with one byte per
+// element Loom's element swizzle is CuTe's byte swizzle). Element k of row r sits in 16-byte chunk
+// k / 16, which the swizzle moves to chunk (k / 16) ^ r; within the chunk it stays at k % 16.
+TEST(GmmaAtoms, Fp8KMajorSw128HoldsOneRowOf128K) {
+  SwizzleLayout a = gmma_atom_k_sw128(8);
+  EXPECT_EQ(str(a), "Sw<3,4,3> o (8,128):(128,1)");
+  EXPECT_EQ(size(a).v, 8 * 128);
+  EXPECT_EQ(str(gmma_atom_k_sw64(8)), "Sw<2,4,3> o (8,64):(64,1)");
+  EXPECT_EQ(str(gmma_atom_k_sw32(8)), "Sw<1,4,3> o (8,32):(32,1)");
+  EXPECT_EQ(str(gmma_atom_k_inter(8)), "Sw<0,4,3> o (8,16):(16,1)");
+  std::set<i64> seen;
+  for (int r = 0; r < 8; ++r)
+    for (int k = 0; k < 128; ++k) {
+      ASSERT_EQ(a(r, k), 128 * r + 16 * ((k / 16) ^ r) + k % 16) << "row " << r << " k " << k;
+      seen.insert(a(r, k));
+    }
+  EXPECT_EQ(seen.size(), 1024u);  // the atom fills its 1024 bytes once
+  // A stage tile of 128 x 128 (the FP8 main loop's 128-deep k tile), and three of them; CuTe's
+  // tile_to_shape of Layout_K_SW128_Atom<float_e4m3_t> prints the same layouts.
+  EXPECT_EQ(str(tile_to_shape(a, S(128, 128))), "Sw<3,4,3> o ((8,16),(128,1)):((128,1024),(1,0))");
+  EXPECT_EQ(str(tile_to_shape(a, S(128, 128, 3))), "Sw<3,4,3> o ((8,16),(128,1),(1,3)):((128,1024),(1,0),(0,16384))");
+}
+
 // ---------------------------------------------------------------------------------------------
 // tile_to_shape
 // ---------------------------------------------------------------------------------------------
@@ -241,13 +265,16 @@ std::vector<DescCase> desc_cases() {
       {"u8_k_sw128_64x128_A", tts(gmma_atom_k_sw128(8), S(64, 128)), K, 8, 64, Sw128, 1, 64},
       {"u8_k_sw64_128x64_A", tts(gmma_atom_k_sw64(8), S(128, 64)), K, 8, 64, Sw64, 1, 32},
       {"u8_k_inter_64x64_A", tts(gmma_atom_k_inter(8), S(64, 64)), K, 8, 64, NoSw, 64, 8},
-      // MN-major for other widths (wgmma transposes 16-bit types only; the descriptor arithmetic is
-      // the same). tf32: a k-block is 8 K rows, one group, so the K step is unused (0): SBO when
-      // swizzled, LBO without swizzle. SW128 LBO = next 32-element atom = 1024 B = 64; no-swizzle
-      // SBO = next 4 elements of MN = 128 B = 8. 8-bit SW64: LBO = 512 B = 32, SBO = 1024 B = 64.
-      {"tf32_mn_sw128_64x16_A", tts(gmma_atom_mn_sw128(32), S(64, 16)), MN, 32, 64, Sw128, 64, 0},
-      {"tf32_mn_inter_16x16_B", tts(gmma_atom_mn_inter(32), S(16, 16)), MN, 32, 16, NoSw, 0, 8},
-      {"u8_mn_sw64_128x64_B", tts(gmma_atom_mn_sw64(8), S(128, 64)), MN, 8, 128, Sw64, 32, 64},
+      // 8-bit (e4m3/e5m2) K-major, the FP8 operands: 32 bytes of K per k-block are 32 elements,
+      // and the SW128 atom's row holds 128 of them. The strides in bytes are the 16-bit ones:
+      // SBO = 8 rows x the swizzle width, LBO = 1 when swizzled. B with N = 256 over a 128-deep
+      // stage tile in 2 stages; B with N = 8 (one 8-row group: SBO 0).
+      {"fp8_k_sw128_128x128x2_A", tts(gmma_atom_k_sw128(8), S(128, 128, 2)), K, 8, 64, Sw128, 1, 64},
+      {"fp8_k_sw128_256x128_B", tts(gmma_atom_k_sw128(8), S(256, 128)), K, 8, 256, Sw128, 1, 64},
+      {"fp8_k_sw128_8x128_B", tts(gmma_atom_k_sw128(8), S(8, 128)), K, 8, 8, Sw128, 1, 0},
+      {"fp8_k_sw32_64x64_A", tts(gmma_atom_k_sw32(8), S(64, 64)), K, 8, 64, Sw32, 1, 16},
+      // No swizzle, N = 256: the second 16-byte column of K lies past 32 atoms of 128 B: LBO 256.
+      {"fp8_k_inter_256x32_B", tts(gmma_atom_k_inter(8), S(256, 32)), K, 8, 256, NoSw, 256, 8},
   };
 }
 
@@ -374,6 +401,67 @@ TEST(GmmaDesc, PlainLayouts) {
   EXPECT_EQ(d.swizzle, GmmaSwizzle::kInterleave);
   EXPECT_EQ(d.lbo, 8u);
   EXPECT_EQ(d.sbo, 16u);
+}
+
+// wgmma has no transpose for 8-bit (or tf32) operands: it reads them K-major whatever the layout
+// is, so an MN-major descriptor for them is refused, for every swizzle. The MN-major atoms are still
+// layouts (CuTe defines them for every type), e.g. for a buffer that is transposed into a K-major
+// one; only the descriptor of one is an error.
+TEST(GmmaDesc, RejectsMnMajorOperandsThatAreNot16Bit) {
+  char const* msg = "wgmma reads MN-major operands of 16-bit types only; an 8-bit or 32-bit operand must be K-major";
+  for (GmmaSwizzle sw : {GmmaSwizzle::kInterleave, GmmaSwizzle::k32B, GmmaSwizzle::k64B, GmmaSwizzle::k128B}) {
+    SCOPED_TRACE(testing::Message() << "mode " << int(sw));
+    SwizzleLayout mn8 = tile_to_shape(gmma_atom(GmmaMajor::kMN, sw, 8), S(128, 64));
+    expect_rejects([&] { make_gmma_desc(mn8, GmmaMajor::kMN, 8, 64); }, msg);
+    expect_rejects([&] { make_gmma_desc(mn8, GmmaMajor::kMN, 8); }, msg);
+    SwizzleLayout mn32 = tile_to_shape(gmma_atom(GmmaMajor::kMN, sw, 32), S(64, 16));
+    expect_rejects([&] { make_gmma_desc(mn32, GmmaMajor::kMN, 32, 64); }, msg);
+    // The same bytes as 16-bit elements are a valid MN-major operand.
+    SwizzleLayout mn16 = tile_to_shape(gmma_atom(GmmaMajor::kMN, sw, 16), S(64, 16));
+    EXPECT_NO_THROW(make_gmma_desc(mn16, GmmaMajor::kMN, 16, 64));
+  }
+  // The message is one line.
+  try {
+    make_gmma_desc(tile_to_shape(gmma_atom_mn_sw128(8), S(128, 32)), GmmaMajor::kMN, 8, 64);
+    ADD_FAILURE() << "accepted";
+  } catch (LayoutError const& e) {
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+  }
+}
+
+// The 8-bit K-major descriptor, field by field against the PTX ISA (Matrix Descriptor Format; the
+// canonical K-major layouts of "Strides" in units of T = 16 elements of 8 bits): for the 128-byte
+// swizzle LBO is unused (1), SBO is 8 rows of 128 bytes = 1024 bytes (64), the mode is 1 in bits
+// 62-63; the encoding equals the 16-bit one of the same bytes. A k-block is 32 elements = 2 units;
+// a warpgroup's 64 rows are 64 x 128 bytes = 512 units further on; a 128 x 128 stage is 1024 units.
+TEST(GmmaDesc, Fp8KMajorFields) {
+  SwizzleLayout a = tile_to_shape(gmma_atom_k_sw128(8), S(128, 128, 3));
+  GmmaDesc d = make_gmma_desc(a, GmmaMajor::kK, 8, 64);
+  EXPECT_EQ(d.swizzle, GmmaSwizzle::k128B);
+  EXPECT_EQ(d.lbo, 1u);
+  EXPECT_EQ(d.sbo, 64u);
+  EXPECT_EQ(d.at(0x400).encode(), 0x4000004000010040ull);
+  EXPECT_EQ(d.at(0x400), make_gmma_desc(tile_to_shape(gmma_atom_k_sw128(), S(128, 64)), GmmaMajor::kK, 16, 64).at(0x400));
+  EXPECT_EQ(gmma_desc_offset(a, 8, S(0, 32, 0)), 2);
+  EXPECT_EQ(gmma_desc_offset(a, 8, S(0, 96, 0)), 6);
+  EXPECT_EQ(gmma_desc_offset(a, 8, S(64, 0, 0)), 512);
+  EXPECT_EQ(gmma_desc_offset(a, 8, S(0, 0, 1)), 1024);
+  EXPECT_EQ(gmma_desc_offset(a, 8, S(64, 64, 2)), 2048 + 512 + 4);
+  // 64B and 32B: SBO = 8 rows x 64 / 32 bytes; no swizzle: 8 rows of 16 bytes apart (SBO 8), and the
+  // second 16-byte column of a k-block past the whole 64-row column of core matrices (LBO 64).
+  GmmaDesc d64 = make_gmma_desc(tile_to_shape(gmma_atom_k_sw64(8), S(64, 64)), GmmaMajor::kK, 8, 64);
+  EXPECT_EQ(d64.swizzle, GmmaSwizzle::k64B);
+  EXPECT_EQ(d64.lbo, 1u);
+  EXPECT_EQ(d64.sbo, 32u);
+  GmmaDesc d32 = make_gmma_desc(tile_to_shape(gmma_atom_k_sw32(8), S(64, 32)), GmmaMajor::kK, 8, 64);
+  EXPECT_EQ(d32.swizzle, GmmaSwizzle::k32B);
+  EXPECT_EQ(d32.sbo, 16u);
+  GmmaDesc d0 = make_gmma_desc(tile_to_shape(gmma_atom_k_inter(8), S(64, 32)), GmmaMajor::kK, 8, 64);
+  EXPECT_EQ(d0.swizzle, GmmaSwizzle::kInterleave);
+  EXPECT_EQ(d0.lbo, 64u);
+  EXPECT_EQ(d0.sbo, 8u);
+  // A 16-element-deep K is half a k-block of 8-bit elements.
+  expect_rejects([] { make_gmma_desc(L(S(64, 16), S(16, 1)), GmmaMajor::kK, 8); }, "32-byte wgmma k-blocks");
 }
 
 TEST(GmmaDesc, RejectsNonCanonicalLayouts) {
