@@ -6,8 +6,9 @@
 //  - the 64-bit wgmma matrix descriptor, derived from a (swizzled) shared-memory layout: its
 //    swizzle gives the mode, the strides of the canonical layout give the leading- and
 //    stride-dimension byte offsets, and anything that is not a canonical layout is rejected;
-//  - the m64nNk16 atoms (fp16/bf16 inputs, fp32 accumulators) as TV layouts over the 128 threads of
-//    a warpgroup, for make_tiled_mma and partition_A/B/C.
+//  - the m64nNk16 atoms (fp16/bf16 inputs) and m64nNk32 atoms (8-bit e4m3/e5m2 inputs), fp32
+//    accumulators, as TV layouts over the 128 threads of a warpgroup, for make_tiled_mma and
+//    partition_A/B/C.
 //
 // wgmma transposes 16-bit operands only (imm-trans-a/b exist for .f16/.bf16 alone): an 8-bit or
 // tf32 operand is read K-major, so make_gmma_desc rejects an MN-major descriptor for them. The
@@ -390,6 +391,32 @@ constexpr MMAAtom mma_atom_sm90_64xNx16(int n, GmmaA a = GmmaA::kSmem) {
                                   make_stride(make_stride(128, 1, 16), make_stride(64, 8, 512)));
   Layout b_tv = make_layout(make_shape(128, make_shape(n, 16)), make_stride(0, make_stride(1, n)));
   return {make_shape(64, n, 16), make_layout(128), a_tv, b_tv, c_tv};
+}
+
+// ---------------------------------------------------------------------------------------------
+// wgmma m64nNk32 atoms: 8-bit A and B (e4m3 or e5m2, in any pairing), fp32 (or fp16) accumulators
+// ---------------------------------------------------------------------------------------------
+
+// wgmma.mma_async.sync.aligned.m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2}, N a multiple of 8 up to 256
+// (CuTe's SM90_64xNx32_F32{E4M3,E5M2}{E4M3,E5M2}_{SS,RS}_TN traits; the integer .s8/.u8 forms have
+// the same layouts). One k-block is still 32 bytes of K, now 32 elements, so the atom is 64 x N x 32.
+// C is m64nNk16's: the accumulator fragment depends on N alone, not on the input type. A and B in
+// shared memory are the whole tile for every thread, as for 16 bits; their smem layouts must be
+// K-major (make_gmma_desc checks it), which is what the "TN" of CuTe's names says. A from registers
+// packs four 8-bit elements per 32-bit register, four registers per thread: thread t (warp
+// w = t/32, lane l = t%32) holds value v = 8i + 4h + b (i, h in {0,1}, b in 0..3) at row
+// 16w + l/4 + 8h, column 16i + 4(l%4) + b. So each thread's values of one register are 4
+// consecutive k, where the 16-bit fragment has 2.
+constexpr MMAAtom mma_atom_sm90_64xNx32(int n, GmmaA a = GmmaA::kSmem) {
+  LOOM_REQUIRE(n >= 8 && n <= 256 && n % 8 == 0, "wgmma m64nNk32: N must be a multiple of 8 from 8 to 256");
+  MMAAtom r = mma_atom_sm90_64xNx16(n, GmmaA::kSmem);
+  r.shape_mnk = make_shape(64, n, 32);
+  r.a_tv = a == GmmaA::kSmem
+               ? make_layout(make_shape(128, make_shape(64, 32)), make_stride(0, make_stride(1, 64)))
+               : make_layout(make_shape(make_shape(4, 8, 4), make_shape(4, 2, 2)),
+                             make_stride(make_stride(256, 1, 16), make_stride(64, 8, 1024)));
+  r.b_tv = make_layout(make_shape(128, make_shape(n, 32)), make_stride(0, make_stride(1, n)));
+  return r;
 }
 
 }  // namespace loom

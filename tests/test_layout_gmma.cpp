@@ -1,11 +1,11 @@
 // SM90 wgmma on the host (layout/gmma.hpp): the shared-memory layout atoms, tile_to_shape, the
-// matrix descriptor derived from a swizzled layout, and the m64nNk16 atoms with their TiledMMA
-// partitions.
+// matrix descriptor derived from a swizzled layout, and the m64nNk16 (16-bit) and m64nNk32 (8-bit)
+// atoms with their TiledMMA partitions.
 //
 // Expectations come from two independent places:
 //  - the PTX ISA (Asynchronous Warpgroup Level Matrix Shared Memory Layout: Shared Memory Matrix
-//    Layout, Strides, Matrix Descriptor Format; the wgmma register fragments of m64nNk16), written
-//    out here as rules and small interpreters;
+//    Layout, Strides, Matrix Descriptor Format; the wgmma register fragments of m64nNk16 and of
+//    m64nNk32's 8-bit A), written out here as rules and small interpreters;
 //  - NVIDIA CuTe (CUTLASS v4.7.0), whose outputs were printed by a g++ program outside the
 //    repository (GMMA::Layout_*_Atom, tile_to_shape, GMMA::make_gmma_desc, the SM90 MMA traits and
 //    their TiledMMA partitions); only the numbers are copied here.
@@ -652,6 +652,139 @@ TEST(GmmaAtom, PartitionAIsTheDescribedOperand) {
       for (i64 mm = 0; mm < 64; ++mm)
         for (i64 kk = 0; kk < 16; ++kk)
           ASSERT_EQ(p.offset + p.layout(make_coord(make_coord(mm, kk), 0, kb)), sA.layout(64 * wg + mm, 16 * kb + kk));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The m64nNk32 atoms (8-bit inputs)
+// ---------------------------------------------------------------------------------------------
+
+// PTX ISA, wgmma register fragment of A for 8-bit types (m64nNk32): four 32-bit registers of four
+// elements; value v = 8i + 4h + b of thread t (warp w = t / 32, lane l = t % 32) is row
+// 16w + l/4 + 8h, column (k) 16i + 4(l%4) + b. D is m64nNk16's (isa_d).
+RC isa_a8(i64 t, i64 v) {
+  i64 w = t / 32, l = t % 32, i = v / 8, h = (v / 4) % 2, b = v % 4;
+  return {16 * w + l / 4 + 8 * h, 16 * i + 4 * (l % 4) + b};
+}
+
+// Every (thread, value) of C, and of A from registers, is a distinct element: 128 threads x N/2
+// values cover 64 x N, 128 x 16 values cover 64 x 32. A and B in shared memory give every thread
+// the whole 64 x 32 / N x 32 tile, once.
+TEST(GmmaAtom32, TvLayoutsAreConsistent) {
+  for (int n = 8; n <= 256; n += 8) {
+    SCOPED_TRACE(testing::Message() << "N = " << n);
+    MMAAtom a = mma_atom_sm90_64xNx32(n);
+    EXPECT_EQ(a.shape_mnk, S(64, n, 32));
+    EXPECT_EQ(str(a.thr_id), "128:1");
+    ASSERT_EQ(size(get(a.c_tv, 0)).v, 128);
+    ASSERT_EQ(size(get(a.c_tv, 1)).v, 64 * n / 128);
+    std::vector<int> c_hits(size_t(64 * n), 0);
+    for (i64 t = 0; t < 128; ++t)
+      for (i64 v = 0; v < n / 2; ++v) {
+        i64 got = a.c_tv(t, v);
+        ASSERT_TRUE(got >= 0 && got < 64 * n);
+        RC e = isa_d(t, v);  // the accumulators do not depend on the input width
+        ASSERT_EQ(got, e.row + 64 * e.col) << "t " << t << " v " << v;
+        ++c_hits[size_t(got)];
+      }
+    for (int h : c_hits) ASSERT_EQ(h, 1);
+    EXPECT_EQ(str(a.c_tv), str(mma_atom_sm90_64xNx16(n).c_tv));
+    ASSERT_EQ(size(get(a.b_tv, 1)).v, n * 32);
+    for (i64 t : {0, 77, 127}) {
+      std::vector<int> b_hits(size_t(n * 32), 0);
+      for (i64 v = 0; v < n * 32; ++v) ++b_hits[size_t(a.b_tv(t, v))];
+      for (int h : b_hits) ASSERT_EQ(h, 1);
+    }
+  }
+  MMAAtom ss = mma_atom_sm90_64xNx32(64);
+  ASSERT_EQ(size(get(ss.a_tv, 1)).v, 64 * 32);
+  for (i64 t : {0, 77, 127})
+    for (i64 v = 0; v < 64 * 32; ++v) ASSERT_EQ(ss.a_tv(t, v), v);  // (m, k) = (v % 64, v / 64)
+
+  MMAAtom rs = mma_atom_sm90_64xNx32(64, GmmaA::kRegs);
+  ASSERT_EQ(size(get(rs.a_tv, 0)).v, 128);
+  ASSERT_EQ(size(get(rs.a_tv, 1)).v, 64 * 32 / 128);
+  std::vector<int> a_hits(64 * 32, 0);
+  for (i64 t = 0; t < 128; ++t)
+    for (i64 v = 0; v < 16; ++v) {
+      RC e = isa_a8(t, v);
+      ASSERT_EQ(rs.a_tv(t, v), e.row + 64 * e.col) << "t " << t << " v " << v;
+      ++a_hits[size_t(rs.a_tv(t, v))];
+    }
+  for (int h : a_hits) ASSERT_EQ(h, 1);
+  EXPECT_EQ(str(rs.b_tv), str(ss.b_tv));
+  EXPECT_EQ(str(rs.c_tv), str(ss.c_tv));
+
+  EXPECT_THROW(mma_atom_sm90_64xNx32(0), LayoutError);
+  EXPECT_THROW(mma_atom_sm90_64xNx32(20), LayoutError);
+  EXPECT_THROW(mma_atom_sm90_64xNx32(264), LayoutError);
+}
+
+// Against CuTe's printouts of SM90_64xNx32_F32E4M3E4M3_SS_TN / _RS_TN (N = 64),
+// SM90_64x8x32_F32E5M2E4M3_SS_TN and SM90_64x256x32_F32E4M3E5M2_SS_TN: the traits' ALayout,
+// BLayout, CLayout, and make_tiled_mma(atom, Layout<Shape<_2,_1,_1>>) with its TV layouts and the
+// partitions of column-major 128 x 128 A, 64 x 128 B and 128 x 64 C counting tensors.
+TEST(GmmaAtom32, MatchesCuTe) {
+  MMAAtom ss = mma_atom_sm90_64xNx32(64);
+  EXPECT_EQ(str(ss.a_tv), "(128,(64,32)):(0,(1,64))");
+  EXPECT_EQ(str(ss.b_tv), "(128,(64,32)):(0,(1,64))");
+  EXPECT_EQ(str(ss.c_tv), "((4,8,4),(2,2,8)):((128,1,16),(64,8,512))");
+  EXPECT_EQ(str(mma_atom_sm90_64xNx32(64, GmmaA::kRegs).a_tv), "((4,8,4),(4,2,2)):((256,1,16),(64,8,1024))");
+  EXPECT_EQ(str(mma_atom_sm90_64xNx32(8).b_tv), "(128,(8,32)):(0,(1,8))");
+  EXPECT_EQ(str(mma_atom_sm90_64xNx32(8).c_tv), "((4,8,4),(2,2,1)):((128,1,16),(64,8,512))");
+  EXPECT_EQ(str(mma_atom_sm90_64xNx32(256).b_tv), "(128,(256,32)):(0,(1,256))");
+  EXPECT_EQ(str(mma_atom_sm90_64xNx32(256).c_tv), "((4,8,4),(2,2,32)):((128,1,16),(64,8,512))");
+
+  TiledMMA m = make_tiled_mma(ss, make_layout(make_shape(2, 1, 1)));
+  EXPECT_EQ(str(m.get_layoutA_TV()), "((128,2),((64,32),(1,1))):((0,64),((1,128),(0,0)))");
+  EXPECT_EQ(str(m.get_layoutB_TV()), "(256,((64,32),(1,1))):(0,((1,64),(0,0)))");
+  EXPECT_EQ(str(m.get_layoutC_TV()), "((4,8,8),((2,2,8),(1,1))):((256,1,16),((128,8,1024),(0,0)))");
+  Layout A = make_layout(make_shape(128, 128)), B = make_layout(make_shape(64, 128)), C = make_layout(make_shape(128, 64));
+  EXPECT_EQ(str(m.get_slice(0).partition_A(A)), "((64,32),1,4):((1,128),0,4096)@0");
+  EXPECT_EQ(str(m.get_slice(130).partition_A(A)), "((64,32),1,4):((1,128),0,4096)@64");
+  EXPECT_EQ(str(m.get_slice(130).partition_B(B)), "((64,32),1,4):((1,64),0,2048)@0");
+  EXPECT_EQ(str(m.get_slice(130).partition_C(C)), "((2,2,8),1,1):((128,8,1024),0,0)@576");
+  EXPECT_EQ(str(m.get_slice(255).partition_C(C)), "((2,2,8),1,1):((128,8,1024),0,0)@887");
+
+  TiledMMA rs = make_tiled_mma(mma_atom_sm90_64xNx32(64, GmmaA::kRegs), make_layout(make_shape(2, 1, 1)));
+  EXPECT_EQ(str(rs.get_layoutA_TV()), "((4,8,8),((4,2,2),(1,1))):((512,1,16),((128,8,2048),(0,0)))");
+  EXPECT_EQ(str(rs.get_slice(0).partition_A(A)), "((4,2,2),1,4):((128,8,2048),0,4096)@0");
+  EXPECT_EQ(str(rs.get_slice(201).partition_A(A)), "((4,2,2),1,4):((128,8,2048),0,4096)@610");
+  EXPECT_EQ(str(rs.get_slice(201).partition_C(C)), "((2,2,8),1,1):((128,8,1024),0,0)@354");
+
+  TiledMMA m8 = make_tiled_mma(mma_atom_sm90_64xNx32(8), make_layout(make_shape(2, 1, 1)));
+  EXPECT_EQ(str(m8.get_layoutB_TV()), "(256,((8,32),(1,1))):(0,((1,8),(0,0)))");
+  EXPECT_EQ(str(m8.get_slice(201).partition_A(make_layout(make_shape(128, 64)))), "((64,32),1,2):((1,128),0,4096)@64");
+  EXPECT_EQ(str(m8.get_slice(201).partition_B(make_layout(make_shape(8, 64)))), "((8,32),1,2):((1,8),0,256)@0");
+  EXPECT_EQ(str(m8.get_slice(201).partition_C(make_layout(make_shape(128, 8)))), "((2,2,1),1,1):((128,8,1024),0,0)@354");
+  TiledMMA m256 = make_tiled_mma(mma_atom_sm90_64xNx32(256), make_layout(make_shape(2, 1, 1)));
+  EXPECT_EQ(str(m256.get_layoutB_TV()), "(256,((256,32),(1,1))):(0,((1,256),(0,0)))");
+  EXPECT_EQ(str(m256.get_layoutC_TV()), "((4,8,8),((2,2,32),(1,1))):((256,1,16),((128,8,1024),(0,0)))");
+}
+
+// A warpgroup's A operand in an 8-bit K-major stage tile (128 x 128, SW128): the partition's
+// (64,32) mode at each of the 4 k-blocks is the operand make_gmma_desc describes, starting
+// gmma_desc_offset units from the tile's origin.
+TEST(GmmaAtom32, PartitionAIsTheDescribedOperand) {
+  TiledMMA m = make_tiled_mma(mma_atom_sm90_64xNx32(128), make_layout(make_shape(2, 1, 1)));
+  SwizzleLayout sA = tile_to_shape(gmma_atom_k_sw128(8), S(128, 128));
+  GmmaDesc d = make_gmma_desc(sA, GmmaMajor::kK, 8, 64);
+  for (i64 t : {0, 200}) {
+    OffsetLayout p = m.get_slice(t).partition_A(sA.layout);
+    EXPECT_EQ(str(p.layout.shape), "((64,32),1,4)");
+    i64 wg = t / 128;
+    for (i64 kb = 0; kb < 4; ++kb) {
+      i64 first = p.offset + p.layout(make_coord(make_coord(0, 0), 0, kb));
+      ASSERT_EQ(first % 16, 0);
+      EXPECT_EQ(first / 16, gmma_desc_offset(sA, 8, S(64 * wg, 32 * kb)));
+      unsigned long long desc = d.advanced(first / 16).at(0x8000).encode();
+      for (i64 mm = 0; mm < 64; ++mm)
+        for (i64 kk = 0; kk < 32; ++kk) {
+          i64 elem = p.offset + p.layout(make_coord(make_coord(mm, kk), 0, kb));
+          ASSERT_EQ(elem, sA.layout(64 * wg + mm, 32 * kb + kk));
+          ASSERT_EQ(isa_address(desc, GmmaMajor::kK, 8, mm, kk), 0x8000 + sA.swizzle(elem));
+        }
     }
   }
 }
