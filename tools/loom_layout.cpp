@@ -24,6 +24,7 @@
 
 #include "layout/access.hpp"
 #include "layout/copy.hpp"
+#include "layout/gmma.hpp"
 #include "layout/layout.hpp"
 #include "layout/mma.hpp"
 #include "layout/parse.hpp"
@@ -561,11 +562,47 @@ std::string complement_warning(Layout const& a, Layout const& r) {
   });
 }
 
+// The atoms by name: fma, sm80_16x8x16, and the wgmma atoms sm90_64xNx16 (16-bit inputs) and
+// sm90_64xNx32 (8-bit inputs) for N a multiple of 8 from 8 to 256, A from shared memory, or from
+// registers with the suffix _rs.
 loom::MMAAtom atom_by_name(Args const& a, int k) {
   std::string const& n = a.values[size_t(k)];
   if (n == "fma") return loom::mma_atom_fma();
   if (n == "sm80_16x8x16") return loom::mma_atom_sm80_16x8x16();
-  a.fail(k, "unknown MMA atom (known: fma, sm80_16x8x16)");
+  char const* known = "unknown MMA atom (known: fma, sm80_16x8x16, sm90_64xNx16 and sm90_64xNx32 with N = 8, 16, ..., 256, "
+                      "and those with _rs, A from registers)";
+  std::string_view t = n;
+  if (t.substr(0, 8) != "sm90_64x") a.fail(k, known);
+  t.remove_prefix(8);
+  bool const rs = t.size() > 3 && t.substr(t.size() - 3) == "_rs";
+  if (rs) t.remove_suffix(3);
+  size_t x = t.find('x');
+  if (x == std::string_view::npos || x == 0 || x > 3 || t.find_first_not_of("0123456789", 0) != x ||
+      (t.substr(x + 1) != "16" && t.substr(x + 1) != "32") || t[0] == '0')
+    a.fail(k, known);
+  int const width = std::stoi(std::string(t.substr(0, x)));
+  if (width < 8 || width > 256 || width % 8 != 0)
+    a.fail(k, "wgmma N must be a multiple of 8 from 8 to 256, got " + std::to_string(width));
+  loom::GmmaA const src = rs ? loom::GmmaA::kRegs : loom::GmmaA::kSmem;
+  return t.substr(x + 1) == "16" ? loom::mma_atom_sm90_64xNx16(width, src) : loom::mma_atom_sm90_64xNx32(width, src);
+}
+
+// gmma_atom: CuTe's GMMA::Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom<T> for a T of BITS bits, in
+// Loom's notation (the swizzle on element offsets).
+std::string gmma_atom_op(Args& a) {
+  std::string const& m = a.values[0];
+  if (m != "k" && m != "mn") a.fail(0, "MAJOR must be k or mn, got '" + excerpt(m) + "'");
+  std::string const& w = a.values[1];
+  loom::GmmaSwizzle sw = loom::GmmaSwizzle::kInterleave;
+  if (w == "sw32") sw = loom::GmmaSwizzle::k32B;
+  else if (w == "sw64") sw = loom::GmmaSwizzle::k64B;
+  else if (w == "sw128") sw = loom::GmmaSwizzle::k128B;
+  else if (w != "inter") a.fail(1, "SWIZZLE must be inter, sw32, sw64 or sw128, got '" + excerpt(w) + "'");
+  i64 bits = a.integer(2);
+  if (bits != 8 && bits != 16 && bits != 32) a.fail(2, "BITS must be 8, 16 or 32 (the wgmma input widths), got " + std::to_string(bits));
+  loom::SwizzleLayout l = loom::gmma_atom(m == "k" ? loom::GmmaMajor::kK : loom::GmmaMajor::kMN, sw, int(bits));
+  return "Sw<" + std::to_string(l.swizzle.bits) + "," + std::to_string(l.swizzle.base) + "," +
+         std::to_string(l.swizzle.shift) + "> o " + print(l.layout);
 }
 
 std::string partition(Args& a, char which) {
@@ -1078,7 +1115,7 @@ std::vector<Op> make_ops() {
   for (char const* name : {"partition_A", "partition_B", "partition_C"}) {
     char which = name[10];
     ops.push_back({name,
-                   {{"ATOM", "MMA atom: fma or sm80_16x8x16"},
+                   {{"ATOM", "MMA atom: fma, sm80_16x8x16, sm90_64xNx16 or sm90_64xNx32 (N = 8, 16, ..., 256; _rs: A from registers)"},
                     {"ATOM_LAYOUT", "layout of the atoms over (M,N,K), e.g. (2,2,1):(1,2,0)"},
                     {"PERMUTATION", "_ for none, or a tiler over (M,N,K), e.g. ((16,4):(4,1),(16,4):(4,1),_)"},
                     {"TENSOR_LAYOUT", which == 'A' ? "layout of the (M,K) tensor" : which == 'B' ? "layout of the (N,K) tensor" : "layout of the (M,N) tensor"},
@@ -1153,8 +1190,8 @@ std::vector<Op> make_ops() {
   ops.push_back(
       {"draw",
        {{"LAYOUT", "a layout (or shape) of rank 1 or 2; a TV layout (THR,VAL):(...) with TILE; or the word mma or copy"},
-        {"TILE/ATOM/THR_LAYOUT", "a TV layout's tile shape (M,N), its values index it column-major; after mma: fma or "
-                                 "sm80_16x8x16; after copy: the thread layout", true},
+        {"TILE/ATOM/THR_LAYOUT", "a TV layout's tile shape (M,N), its values index it column-major; after mma: an "
+                                 "MMA atom as partition_A names it; after copy: the thread layout", true},
         {"ATOM_LAYOUT/VAL_LAYOUT", "after mma: the atom layout, e.g. (2,2,1); after copy: the value layout", true},
         {"PERMUTATION", "after mma: _ or a tiler over (M,N,K)", true}},
        "an SVG document (a LaTeX/TikZ one with --latex), or 'wrote FILE' with --output",
@@ -1220,6 +1257,22 @@ std::vector<Op> make_ops() {
        "  loom-layout coalescing '(32,32):(32,1)' '(32,1,32):(1,0,32)' --bytes=4\n"
        "  loom-layout coalescing '(32,32):(32,1)' '(32,1,32):(32,0,1)' --bytes=4",
        {{"--bytes", "bytes one thread accesses per instruction: 1, 2, 4 (default), 8 or 16"}}});
+  ops.push_back({"gmma_atom",
+                 {{"MAJOR", "k or mn: the contiguous dimension of the A (M x K) or B (N x K) operand"},
+                  {"SWIZZLE", "inter (no swizzle), sw32, sw64 or sw128"},
+                  {"BITS", "the element width: 8 (e4m3, e5m2), 16 (f16, bf16) or 32 (tf32)"}},
+                 "Sw<B,M,S> o L", "gmma_atom k sw128 8", gmma_atom_op,
+                 "CuTe's SM90 GMMA shared-memory atom GMMA::Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom<T>\n"
+                 "(CUTLASS 4.7.0): 8 rows of 16, 32, 64 or 128 bytes. CuTe prints the swizzle on byte addresses\n"
+                 "(Sw<B,4,3> for every T); Loom's acts on element offsets, so its M is 4 - log2(bytes per\n"
+                 "element): the same function. The output reads back as SMEM_LAYOUT of bank_conflicts and\n"
+                 "tma_partition. wgmma reads 8-bit and 32-bit operands K-major only: their mn atoms are\n"
+                 "layouts (for a buffer that is transposed on its way to a K-major one), not wgmma operands.\n"
+                 "\n"
+                 "  loom-layout gmma_atom k sw128 8      the FP8 K-major atom: 128 elements of K per row\n"
+                 "  Sw<3,4,3> o (8,128):(128,1)\n"
+                 "  loom-layout gmma_atom mn sw64 16\n"
+                 "  Sw<2,3,3> o (32,8):(1,32)"});
   ops.push_back({"show", {kL}, "a table of offsets (rows: mode 0, columns: mode 1)", "show '(4,8):(8,1)'",
                  [](Args& a) {
                    Layout l = a.layout(0);

@@ -28,6 +28,15 @@ expect_total 'total: 32 wavefronts, ideal 32, conflict-free' bank_conflicts '(32
 expect_total 'total: 1 wavefronts, ideal 1, conflict-free' bank_conflicts '32:1' '32:0'
 # Lane l at word 2l: banks 0,2,..,30 twice over: 2-way.
 expect_total 'total: 2 wavefronts, ideal 1, 1 bank conflicts (2.00x the ideal)' bank_conflicts '64:1' '32:2'
+# The 8-bit K-major 128-byte GMMA atom (loom-layout gmma_atom k sw128 8): a warp storing 16 bytes a
+# lane down the 16-byte chunk columns (lane l: row l % 8, chunk l / 8; two instructions for the 8
+# chunks). Under the swizzle chunk c of row r moves to c ^ r, so the 8 lanes of a quarter-warp phase
+# reach 8 different 4-bank groups: 4 phases per instruction, the ideal. Without the swizzle all 8
+# rows' chunk c is in the same 4 banks: 8 wavefronts per phase.
+expect_total 'total: 8 wavefronts, ideal 8, conflict-free' \
+  bank_conflicts 'Sw<3,4,3> o (8,128):(128,1)' '((8,4),16,2):((1,128),8,512)' --bytes=16
+expect_total 'total: 64 wavefronts, ideal 8, 56 bank conflicts (8.00x the ideal)' \
+  bank_conflicts '(8,128):(128,1)' '((8,4),16,2):((1,128),8,512)' --bytes=16
 # 2-byte accesses, lanes 2l and 2l+1 in one word: one wavefront.
 expect_total 'total: 1 wavefronts, ideal 1, conflict-free' bank_conflicts '64:1' '32:1' --bytes=2
 # 16-byte chunks of an 8x64 bf16 tile (rows 128 bytes): a quarter-warp walks a column of chunks,

@@ -85,6 +85,16 @@ expect_error "missing OP"
 expect_error "unknown option '--bogus'" --bogus
 expect_error "composition: unknown option '--foo'" composition --foo 8:1 8:1
 expect_error "partition_C: argument 1 (ATOM) \"tf32\"|unknown MMA atom" partition_C tf32 '(1,1,1):(0,0,0)' _ '(4,4):(1,4)' 0
+expect_error "partition_C: argument 1 (ATOM) \"sm90_64x12x32\"|N must be a multiple of 8 from 8 to 256, got 12" \
+  partition_C sm90_64x12x32 '(2,1,1)' _ '(128,12)' 0
+expect_error "partition_A: argument 1 (ATOM) \"sm90_64x264x16_rs\"|got 264" partition_A sm90_64x264x16_rs '(2,1,1)' _ '(128,64)' 0
+expect_error "partition_B: argument 1 (ATOM) \"sm90_64x64x8\"|unknown MMA atom" partition_B sm90_64x64x8 '(2,1,1)' _ '(64,64)' 0
+expect_error "partition_B: argument 1 (ATOM) \"sm90_64x064x32\"|unknown MMA atom" partition_B sm90_64x064x32 '(2,1,1)' _ '(64,64)' 0
+expect_error "gmma_atom: argument 1 (MAJOR) \"t\"|MAJOR must be k or mn" gmma_atom t sw128 8
+expect_error "gmma_atom: argument 2 (SWIZZLE) \"sw256\"|inter, sw32, sw64 or sw128" gmma_atom k sw256 8
+expect_error "gmma_atom: argument 3 (BITS) \"4\"|BITS must be 8, 16 or 32" gmma_atom k sw128 4
+expect_error "gmma_atom: argument 3 (BITS) \"x\"" gmma_atom k sw128 x
+expect_error "gmma_atom: expected 3 arguments, got 2" gmma_atom k sw128
 expect_error "partition_A: argument 2 (ATOM_LAYOUT)|more than 3 modes" partition_A fma '(2,2,1,1):(1,2,0,0)' _ '(4,4):(1,4)' 0
 expect_error "partition_A: argument 3 (PERMUTATION)|more than 3 modes" partition_A fma '(2,2,1):(1,2,0)' '(4,4,4,4)' '(4,4):(1,4)' 0
 expect_error "size: expected 1 argument, got 0|usage: loom-layout size L" size

@@ -6,7 +6,7 @@ ops=(size cosize rank depth apply coalesce filter composition complement right_i
   logical_divide zipped_divide tiled_divide flat_divide logical_product zipped_product tiled_product
   flat_product blocked_product raked_product crd2idx idx2crd get_hier_coord get_flat_coord
   get_1d_coord local_tile local_partition swizzle partition_A partition_B partition_C tma_partition
-  draw bank_conflicts coalescing show)
+  draw bank_conflicts coalescing gmma_atom show)
 
 check() {  # check DESCRIPTION CONDITION...
   local what=$1

@@ -176,6 +176,31 @@ expect '((2,2),1,1):((16,8),0,0)@33' partition_C sm80_16x8x16 1:0 _ '(16,8):(1,1
 expect '(1,(4,2),(4,2)):(0,(128,8192),(1,64))@4' \
   partition_C fma '(16,16,1):(16,1,0)' '((16,4):(4,1),(16,4):(4,1),_)' '(128,128):(128,1)' 1
 
+# wgmma atoms. m64nNk32 (8-bit A and B): C is the m64nNk16 fragment. Thread 130 is thread 2 of
+# warpgroup 1 (rows 64-127): lane 2 holds row 0 of its warp, columns 2(2%4) = 4, 5: offset 64 + 4*128.
+expect '((2,2,8),1,1):((128,8,1024),0,0)@576' partition_C sm90_64x64x32 '(2,1,1)' _ '(128,64)' 130
+expect '((2,2,8),1,1):((128,8,1024),0,0)@576' partition_C sm90_64x64x16 '(2,1,1)' _ '(128,64)' 130
+# A and B from shared memory: every thread of a warpgroup sees its whole 64 x 32 slab (32 of K, where
+# 16-bit inputs have 16); warpgroup 1 starts at row 64, k-blocks 32 columns apart.
+expect '((64,32),1,4):((1,128),0,4096)@64' partition_A sm90_64x64x32 '(2,1,1)' _ '(128,128)' 130
+expect '((64,16),1,4):((1,128),0,2048)@64' partition_A sm90_64x64x16 '(2,1,1)' _ '(128,64)' 130
+# A from registers, 8-bit: four consecutive k per register. Thread 201 = warpgroup 1, warp 2, lane 9:
+# row 64 + 32 + 9/4 = 98, k 4(9%4) = 4: 98 + 4*128 = 610.
+expect '((4,2,2),1,4):((128,8,2048),0,4096)@610' partition_A sm90_64x64x32_rs '(2,1,1)' _ '(128,128)' 201
+
+# --- gmma_atom -----------------------------------------------------------------------------------
+# CuTe's GMMA::Layout_*_Atom<T> with the swizzle on element offsets: the 8-bit K-major 128-byte atom
+# holds 128 elements of K per row (CuTe: Sw<3,4,3> o smem_ptr[8b] o (8,128):(128,1)).
+expect 'Sw<3,4,3> o (8,128):(128,1)' gmma_atom k sw128 8
+expect 'Sw<2,4,3> o (8,64):(64,1)' gmma_atom k sw64 8
+expect 'Sw<1,4,3> o (8,32):(32,1)' gmma_atom k sw32 8
+expect 'Sw<0,4,3> o (8,16):(16,1)' gmma_atom k inter 8
+expect 'Sw<3,3,3> o (8,64):(64,1)' gmma_atom k sw128 16
+expect 'Sw<3,3,3> o (64,8):(1,64)' gmma_atom mn sw128 16
+expect 'Sw<3,2,3> o (8,32):(32,1)' gmma_atom k sw128 32
+# An mn atom of 8-bit elements is a layout too (wgmma cannot read it; make_gmma_desc refuses it).
+expect 'Sw<3,4,3> o (128,8):(1,128)' gmma_atom mn sw128 8
+
 # --- tma_partition -------------------------------------------------------------------------------
 # Expected outputs are CuTe 4.7.0's (cute::tma_partition on the same layouts, host-only, NumValSrc
 # from make_tma_atom; see tests/test_layout_tma.cpp), underscores dropped, offsets from the inputs'.
