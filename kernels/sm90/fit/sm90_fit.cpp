@@ -104,7 +104,8 @@ int main(int argc, char** argv) {
   }
   print("fitted", loom::sm90::fit::score(groups, mc));
   std::printf("parameters:\n");
-  for (Param const& p : params) std::printf("  %-24s %.4g\n", p.name, *p.value);
+  // Six digits: the regret is a count of picks, and values printed to four moved ties (2.6% fitted, 3.0% pasted).
+  for (Param const& p : params) std::printf("  %-24s %.6g\n", p.name, *p.value);
 
   return 0;
 }
