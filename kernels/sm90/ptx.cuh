@@ -33,6 +33,9 @@
 //       N/2 registers of each thread in the order of the ISA's D fragment (Loom:
 //       mma_atom_sm90_64xNx16(N).c_tv). kTransA/kTransB are imm-trans-a/b: 0 for a K-major
 //       operand, 1 for MN-major (GmmaMajor::kMN). imm-scale-a/b are 1 (no negation).
+//   template <WgmmaType TA, WgmmaType TB, int N>
+//   void wgmma_ss_k32(float (&d)[N / 2], u64 desc_a, u64 desc_b, int scale_d)
+//       wgmma.mma_async.sync.aligned.m64n<N>k32.f32.<TA>.<TB>, TA/TB e4m3 or e5m2, both K-major
 //       N in {8, 16, 24, 32, 48, 64, 96, 112, 128, 144, ..., 240, 256} (gen_wgmma.py's NS lists them).
 //
 // Per-thread (not collective):
@@ -142,8 +145,9 @@ __device__ __forceinline__ void wgmma_fence_operand(float (&d)[K]) {
   for (int i = 0; i < K; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-// The input type of wgmma_ss: .bf16 or .f16 (A and B the same).
-enum class WgmmaType { kBF16, kF16 };
+// The input types of wgmma: .bf16 or .f16 for wgmma_ss (A and B the same), .e4m3 or .e5m2 for
+// wgmma_ss_k32 (A and B each either).
+enum class WgmmaType { kBF16, kF16, kE4M3, kE5M2 };
 
 // ---------------------------------------------------------------------------------------------
 // mbarrier (PTX ISA 9.7.13.15 "Parallel Synchronization and Communication Instructions: mbarrier")
@@ -426,6 +430,8 @@ __device__ __forceinline__ void griddepcontrol_wait() {
 // the generator does not list fails to compile.
 template <WgmmaType T, int N>
 struct WgmmaSS;
+template <WgmmaType TA, WgmmaType TB, int N>
+struct WgmmaSSk32;
 
 }  // namespace loom::sm90
 
@@ -444,6 +450,18 @@ __device__ __forceinline__ void wgmma_ss(float (&d)[N / 2], unsigned long long d
   static_assert((kTransA == 0 || kTransA == 1) && (kTransB == 0 || kTransB == 1),
                 "wgmma: imm-trans-a/b are 0 (K-major) or 1 (MN-major)");
   WgmmaSS<T, N>::template mma<kTransA, kTransB>(d, desc_a, desc_b, scale_d);
+}
+
+// The same instruction for 8-bit inputs (PTX ISA 9.7.15.5.2, m64nNk32, .f32 accumulators, .e4m3 or
+// .e5m2 A and B): A 64x32, B Nx32, both K-major, since the instruction has no imm-trans for 8-bit
+// types (make_gmma_desc refuses an MN-major 8-bit descriptor); D as m64nNk16's
+// (mma_atom_sm90_64xNx32(N).c_tv).
+template <WgmmaType TA, WgmmaType TB, int N>
+__device__ __forceinline__ void wgmma_ss_k32(float (&d)[N / 2], unsigned long long desc_a, unsigned long long desc_b,
+                                             int scale_d) {
+  static_assert((TA == WgmmaType::kE4M3 || TA == WgmmaType::kE5M2) && (TB == WgmmaType::kE4M3 || TB == WgmmaType::kE5M2),
+                "wgmma k32: A and B are e4m3 or e5m2");
+  WgmmaSSk32<TA, TB, N>::mma(d, desc_a, desc_b, scale_d);
 }
 
 }  // namespace loom::sm90
