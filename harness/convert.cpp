@@ -1,4 +1,4 @@
-// Bit-exact host conversions between double and f16 / bf16.
+// Bit-exact host conversions between double and f16 / bf16 / e4m3 / e5m2.
 #include "harness/harness.hpp"
 
 #include <nvtx3/nvToolsExt.h>
@@ -91,6 +91,48 @@ std::uint16_t double_to_bf16(double x) {
   if (a > 0x7FF0000000000000ull) return sign | 0x7FC0;  // NaN
   if (a == 0x7FF0000000000000ull) return sign | 0x7F80;
   return sign | std::uint16_t(round_bits(a, 7, -126, 127, 0x7F80));
+}
+
+// The 8-bit formats (OCP 8-bit floating point, as Hopper's wgmma reads them): e4m3 is E4M3FN
+// (bias 7, no infinities, S.1111.111 the only NaN, largest finite 448), e5m2 is IEEE-like (bias 15,
+// infinities, largest finite 57344).
+double e4m3_to_double(std::uint8_t bits) {
+  double const sign = (bits & 0x80) ? -1.0 : 1.0;
+  int const exp = (bits >> 3) & 0xF, mant = bits & 0x7;
+  if (exp == 0xF && mant == 0x7) return std::numeric_limits<double>::quiet_NaN();
+  if (exp == 0) return sign * std::ldexp(double(mant), -9);  // subnormal: mant x 2^-6 / 8
+  return sign * std::ldexp(double(8 + mant), exp - 10);
+}
+
+double e5m2_to_double(std::uint8_t bits) {
+  double const sign = (bits & 0x80) ? -1.0 : 1.0;
+  int const exp = (bits >> 2) & 0x1F, mant = bits & 0x3;
+  if (exp == 0x1F) return mant ? std::numeric_limits<double>::quiet_NaN() : sign * HUGE_VAL;
+  if (exp == 0) return sign * std::ldexp(double(mant), -16);  // subnormal: mant x 2^-14 / 4
+  return sign * std::ldexp(double(4 + mant), exp - 17);
+}
+
+std::uint8_t double_to_e4m3(double x, bool saturate) {
+  std::uint64_t const u = std::bit_cast<std::uint64_t>(x);
+  auto const sign = std::uint8_t((u >> 56) & 0x80);
+  std::uint64_t const a = u & 0x7FFFFFFFFFFFFFFFull;
+  if (a > 0x7FF0000000000000ull) return sign | 0x7F;  // NaN
+  // Exponent field 15 holds 256-448 (mantissa 111 is the NaN): a rounding to 0x7F or beyond
+  // overflows. round_bits gives 0x80 for what is past its exponent range.
+  std::uint32_t const q = a == 0x7FF0000000000000ull ? 0x80 : round_bits(a, 3, -6, 8, 0x80);
+  if (q >= 0x7F) return sign | (saturate ? 0x7E : 0x7F);
+  return sign | std::uint8_t(q);
+}
+
+std::uint8_t double_to_e5m2(double x, bool saturate) {
+  std::uint64_t const u = std::bit_cast<std::uint64_t>(x);
+  auto const sign = std::uint8_t((u >> 56) & 0x80);
+  std::uint64_t const a = u & 0x7FFFFFFFFFFFFFFFull;
+  if (a > 0x7FF0000000000000ull) return sign | 0x7E;  // NaN
+  if (a == 0x7FF0000000000000ull) return sign | (saturate ? 0x7B : 0x7C);
+  std::uint32_t const q = round_bits(a, 2, -14, 15, 0x7C);
+  if (q >= 0x7C) return sign | (saturate ? 0x7B : 0x7C);
+  return sign | std::uint8_t(q);
 }
 
 double round_to(DType t, double x) {

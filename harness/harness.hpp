@@ -273,6 +273,14 @@ double f16_to_double(std::uint16_t bits);
 double bf16_to_double(std::uint16_t bits);
 std::uint16_t double_to_f16(double);   // round to nearest even, overflow to inf
 std::uint16_t double_to_bf16(double);  // round to nearest even (via float)
+// The 8-bit formats: e4m3 (E4M3FN: no infinities, 0x7F/0xFF the NaN, +-448 the largest) and e5m2
+// (+-57344 the largest, 0x7C/0xFC infinity). Round to nearest even; what rounds past the largest
+// finite value gives the largest (saturate) or, otherwise, NaN (e4m3) or infinity (e5m2), as CUDA's
+// __nv_cvt_double_to_fp8 with __NV_SATFINITE or __NV_NOSAT.
+double e4m3_to_double(std::uint8_t bits);
+double e5m2_to_double(std::uint8_t bits);
+std::uint8_t double_to_e4m3(double, bool saturate);
+std::uint8_t double_to_e5m2(double, bool saturate);
 // Round a double to the nearest value of the dtype and back.
 double round_to(DType, double);
 

@@ -1,8 +1,11 @@
-// Host f16/bf16 converters (bit-exact, round to nearest even) and the random input values.
+// Host f16/bf16/e4m3/e5m2 converters (bit-exact, round to nearest even) and the random input values.
+#include <cuda_fp8.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
+#include <random>
+#include <vector>
 #include <set>
 
 #include "harness/harness.hpp"
@@ -142,6 +145,74 @@ TEST(HarnessConvert, RandomValues) {
     EXPECT_NE(random_values(t, 1000, 43), std::vector<double>(v.begin(), v.begin() + 1000));
   }
   EXPECT_TRUE(random_values(DType::f32, 0, 1).empty());
+}
+
+// The 8-bit formats against their definitions, and against CUDA's own host conversion
+// (__nv_cvt_double_to_fp8, both saturation modes) on every value, every midpoint between
+// neighbours (the ties), just either side of each midpoint, past the largest, and random doubles.
+TEST(HarnessConvert, Fp8Decode) {
+  EXPECT_EQ(e4m3_to_double(0x38), 1.0);
+  EXPECT_EQ(e4m3_to_double(0x7E), 448.0);   // largest finite
+  EXPECT_EQ(e4m3_to_double(0x08), std::ldexp(1.0, -6));  // smallest normal
+  EXPECT_EQ(e4m3_to_double(0x01), std::ldexp(1.0, -9));  // smallest subnormal
+  EXPECT_EQ(e4m3_to_double(0xC4), -3.0);
+  EXPECT_TRUE(std::isnan(e4m3_to_double(0x7F)));
+  EXPECT_TRUE(std::isnan(e4m3_to_double(0xFF)));
+  EXPECT_EQ(e4m3_to_double(0x78), 256.0);  // exponent field 15 is finite in E4M3FN
+  EXPECT_EQ(e5m2_to_double(0x3C), 1.0);
+  EXPECT_EQ(e5m2_to_double(0x7B), 57344.0);
+  EXPECT_EQ(e5m2_to_double(0x04), std::ldexp(1.0, -14));
+  EXPECT_EQ(e5m2_to_double(0x01), std::ldexp(1.0, -16));
+  EXPECT_EQ(e5m2_to_double(0x7C), kInf);
+  EXPECT_EQ(e5m2_to_double(0xFC), -kInf);
+  EXPECT_TRUE(std::isnan(e5m2_to_double(0x7D)));
+  EXPECT_TRUE(std::signbit(e4m3_to_double(0x80)) && std::signbit(e5m2_to_double(0x80)));
+  // Positive codes in order are increasing values: each format is a sign-magnitude integer order.
+  for (int b = 1; b < 0x7F; ++b) EXPECT_LT(e4m3_to_double(std::uint8_t(b - 1)), e4m3_to_double(std::uint8_t(b))) << b;
+  for (int b = 1; b <= 0x7C; ++b) EXPECT_LT(e5m2_to_double(std::uint8_t(b - 1)), e5m2_to_double(std::uint8_t(b))) << b;
+}
+
+std::uint8_t cuda_fp8(double x, bool e4m3, bool saturate) {
+  return std::uint8_t(__nv_cvt_double_to_fp8(x, saturate ? __NV_SATFINITE : __NV_NOSAT, e4m3 ? __NV_E4M3 : __NV_E5M2));
+}
+
+TEST(HarnessConvert, Fp8EncodeMatchesCuda) {
+  for (bool e4m3 : {true, false}) {
+    auto const decode = e4m3 ? e4m3_to_double : e5m2_to_double;
+    int const top = e4m3 ? 0x7E : 0x7B;  // largest finite code
+    std::vector<double> xs;
+    for (int b = 0; b <= top; ++b) {
+      double const v = decode(std::uint8_t(b));
+      double const next = b < top ? decode(std::uint8_t(b + 1)) : 2 * v - decode(std::uint8_t(b - 1));
+      double const mid = (v + next) / 2;
+      for (double x : {v, mid, std::nextafter(mid, 0.0), std::nextafter(mid, kInf), v * (1 + 1e-9)}) {
+        xs.push_back(x);
+        xs.push_back(-x);
+      }
+    }
+    for (double x : {1e6, 1e30, kInf, 1e-30, std::ldexp(1.0, -40), 0.0}) xs.push_back(x), xs.push_back(-x);
+    std::mt19937_64 rng(8);
+    std::uniform_real_distribution<double> e(-20, 20), m(-1, 1);
+    for (int i = 0; i < 20000; ++i) xs.push_back(m(rng) * std::exp2(e(rng)));
+    for (bool sat : {true, false}) {
+      int bad = 0;
+      for (double x : xs) {
+        std::uint8_t const mine = e4m3 ? double_to_e4m3(x, sat) : double_to_e5m2(x, sat);
+        std::uint8_t const want = cuda_fp8(x, e4m3, sat);
+        if (mine != want && ++bad <= 5)
+          ADD_FAILURE() << (e4m3 ? "e4m3" : "e5m2") << (sat ? " satfinite " : " nosat ") << x << ": 0x" << std::hex
+                        << int(mine) << ", CUDA 0x" << int(want);
+      }
+      EXPECT_EQ(bad, 0);
+    }
+    // Every finite code survives the round trip; NaN stays NaN.
+    for (int b = 0; b <= 0xFF; ++b) {
+      double const v = decode(std::uint8_t(b));
+      std::uint8_t const back = e4m3 ? double_to_e4m3(v, false) : double_to_e5m2(v, false);
+      if (std::isnan(v)) EXPECT_TRUE(std::isnan(decode(back))) << b;
+      else EXPECT_EQ(back, std::uint8_t(b)) << b;
+    }
+  }
 }
 
 }  // namespace
