@@ -35,71 +35,83 @@ struct TileConfig {
   static_assert(kClusterM == 1 || kClusterN == 1, "a cluster lies along M or along N");
 };
 
-// One operand's (kMN, kTileK) stage, its TMA boxes and its wgmma descriptors. kWgmmaMN: the rows
-// one wgmma reads (64 for A, kBN for B). kShare: CTAs that share the tile (each loads
-// kBoxes / kShare boxes and multicasts them).
-template <int kMN, bool kKMajor_, int kWgmmaMN, int kShare, int kStages>
+// One operand's (kMN, kTK) stage, its TMA boxes and its wgmma descriptors, for elements of
+// kElemBytes bytes: 2 (f16, bf16) or 1 (e4m3, e5m2). A k tile is the 128-byte swizzle's width,
+// kTK = 128 / kElemBytes elements (64 or 128), so a stage has the same bytes at either width; one
+// wgmma reads 32 bytes of it (k16 or k32), kKSteps = 4 of them. kWgmmaMN: the rows one wgmma reads
+// (64 for A, kBN for B). kShare: CTAs that share the tile (each loads kBoxes / kShare boxes and
+// multicasts them). An 8-bit operand is k-major only: wgmma has no transpose for it.
+template <int kMN, bool kKMajor_, int kWgmmaMN, int kShare, int kStages, int kElemBytes = 2>
 struct OperandConfig {
+  static_assert(kElemBytes == 2 || (kElemBytes == 1 && kKMajor_), "an 8-bit operand is k-major");
   static constexpr bool kKMajor = kKMajor_;
+  static constexpr int kBits = 8 * kElemBytes;
+  static constexpr int kTK = 128 / kElemBytes, kStepK = 32 / kElemBytes, kKSteps = kTK / kStepK;
   static constexpr GmmaMajor kMajor = kKMajor ? GmmaMajor::kK : GmmaMajor::kMN;
-  static constexpr SwizzleLayout kAtom = gmma_atom(kMajor, GmmaSwizzle::k128B, 16);
+  static constexpr SwizzleLayout kAtom = gmma_atom(kMajor, GmmaSwizzle::k128B, kBits);
   // The atom repeats along K first when mn-major, so that each 64-row block of MN is one box.
   static constexpr IntTuple kOrder = kKMajor ? make_shape(0, 1) : make_shape(1, 0);
-  static constexpr SwizzleLayout kStage = tile_to_shape(kAtom, make_shape(kMN, kTileK), kOrder);
+  static constexpr SwizzleLayout kStage = tile_to_shape(kAtom, make_shape(kMN, kTK), kOrder);
   static constexpr i64 kStageElems = cosize(kStage.layout).v;
   // (MN, BK, PIPE): the stages one after the other.
   static constexpr SwizzleLayout kSmem = {kStage.swizzle, 0,
                                           append(kStage.layout, make_layout(IntTuple(kStages), IntTuple(kStageElems)))};
 
-  // TMA boxes: a k-major tile is one box of (64 of K) x (MN / kShare), so that each sharing CTA
+  // TMA boxes: a k-major tile is one box of (a k tile) x (MN / kShare), so that each sharing CTA
   // loads one; an mn-major one is (64 of MN) x (64 of K), the swizzle's width, so several.
   static constexpr int kBoxMN = kKMajor ? kMN / kShare : 64;
   static constexpr int kBoxes = kMN / kBoxMN;
-  static constexpr Tile kBoxTile = make_tile(kBoxMN, kTileK);
-  static constexpr SwizzleLayout kBox = tile_to_shape(kAtom, make_shape(kBoxMN, kTileK), kOrder);
-  static constexpr int kBoxBytes = kBoxMN * kTileK * 2;
-  static constexpr int kStageBytes = int(kStageElems) * 2;
+  static constexpr Tile kBoxTile = make_tile(kBoxMN, kTK);
+  static constexpr SwizzleLayout kBox = tile_to_shape(kAtom, make_shape(kBoxMN, kTK), kOrder);
+  static constexpr int kBoxBytes = kBoxMN * kTK * kElemBytes;
+  static constexpr int kStageBytes = int(kStageElems) * kElemBytes;
 
   // wgmma descriptors: at the origin, and the steps (in 16-byte units) per warpgroup (kWgmmaMN
-  // rows), per k-step of 16 and per stage.
-  static constexpr GmmaDesc kDesc = make_gmma_desc(kSmem, kMajor, 16, kWgmmaMN);
-  static constexpr i64 kDescPerRows = kMN > kWgmmaMN ? gmma_desc_offset(kSmem, 16, make_shape(kWgmmaMN, 0, 0)) : 0;
-  static constexpr i64 kDescPerStep = gmma_desc_offset(kSmem, 16, make_shape(0, 16, 0));
-  static constexpr i64 kDescPerStage = gmma_desc_offset(kSmem, 16, make_shape(0, 0, 1));
+  // rows), per k-step (kStepK) and per stage.
+  static constexpr GmmaDesc kDesc = make_gmma_desc(kSmem, kMajor, kBits, kWgmmaMN);
+  static constexpr i64 kDescPerRows = kMN > kWgmmaMN ? gmma_desc_offset(kSmem, kBits, make_shape(kWgmmaMN, 0, 0)) : 0;
+  static constexpr i64 kDescPerStep = gmma_desc_offset(kSmem, kBits, make_shape(0, kStepK, 0));
+  static constexpr i64 kDescPerStage = gmma_desc_offset(kSmem, kBits, make_shape(0, 0, 1));
 
   static constexpr bool valid() {
     // Box b is the box layout at the stage's offset of its first row, on a whole swizzle repeat.
-    Layout const boxes = zipped_divide(kStage.layout, make_tile(kBoxMN, kTileK));  // ((BOX_MN,BK),(boxes,1))
+    Layout const boxes = zipped_divide(kStage.layout, make_tile(kBoxMN, kTK));  // ((BOX_MN,BK),(boxes,1))
     if (!(coalesce(get(boxes, 0)) == coalesce(kBox.layout)) || size(get(boxes, 1)).v != kBoxes) return false;
     for (int b = 0; b < kBoxes; ++b)
-      if (get(boxes, 1)(b) != kStage.layout(make_shape(b * kBoxMN, 0)) || (get(boxes, 1)(b) * 2) % 1024 != 0)
+      if (get(boxes, 1)(b) != kStage.layout(make_shape(b * kBoxMN, 0)) || (get(boxes, 1)(b) * kElemBytes) % 1024 != 0)
         return false;
     // The descriptor steps are linear: any warpgroup, k-step and stage is the sum of the three.
     for (int w = 0; w < kMN / kWgmmaMN; ++w)
-      for (int s = 0; s < kTileK / 16; ++s)
+      for (int s = 0; s < kKSteps; ++s)
         for (int p = 0; p < kStages; ++p)
-          if (gmma_desc_offset(kSmem, 16, make_shape(w * kWgmmaMN, 16 * s, p)) !=
+          if (gmma_desc_offset(kSmem, kBits, make_shape(w * kWgmmaMN, kStepK * s, p)) !=
               w * kDescPerRows + s * kDescPerStep + p * kDescPerStage)
             return false;
-    return kBoxes % kShare == 0 && (kStageBytes % 1024) == 0 && kBoxBytes * kBoxes == kStageBytes;
+    return kBoxes % kShare == 0 && (kStageBytes % 1024) == 0 && kBoxBytes * kBoxes == kStageBytes &&
+           kStageBytes == kMN * 128 && kKSteps == 4;
   }
   static_assert(valid());
 };
 
 // Tile shape Tc (a TileConfig) with a k-major (kAKMajor) or mn-major A and a k-major (kBKMajor) or
-// mn-major B. A's tile is shared by the cluster's CTAs along N, B's by those along M.
-template <class Tc, bool kAKMajor, bool kBKMajor>
+// mn-major B, of kElemBytes-byte elements (2: f16/bf16, m64nNk16; 1: e4m3/e5m2, m64nNk32, k-major
+// only). A's tile is shared by the cluster's CTAs along N, B's by those along M. A stage has the
+// same bytes at either width (tile_stage_bytes), so the ring and the shared storage are the same.
+template <class Tc, bool kAKMajor, bool kBKMajor, int kElemBytes = 2>
 struct Config {
   using T = Tc;
   static constexpr int kBM = Tc::kBM, kBN = Tc::kBN, kStages = Tc::kStages, kConsumers = Tc::kConsumers;
   static constexpr int kClusterM = Tc::kClusterM, kClusterN = Tc::kClusterN, kCluster = Tc::kCluster;
   static constexpr int kThreads = Tc::kThreads;
-  using A = OperandConfig<kBM, kAKMajor, 64, kClusterN, kStages>;
-  using B = OperandConfig<kBN, kBKMajor, kBN, kClusterM, kStages>;
+  using A = OperandConfig<kBM, kAKMajor, 64, kClusterN, kStages, kElemBytes>;
+  using B = OperandConfig<kBN, kBKMajor, kBN, kClusterM, kStages, kElemBytes>;
+  static constexpr int kTK = A::kTK, kKSteps = A::kKSteps;  // elements of K per stage, wgmmas per stage
   // What one stage's full barrier waits for: all of A and B land in every CTA.
   static constexpr int kStageBytes = A::kStageBytes + B::kStageBytes;
-  // The TiledMMA: the consumer warpgroups along M, each m64nBNk16 over 64 x BN.
-  static constexpr TiledMMA kMma = make_tiled_mma(mma_atom_sm90_64xNx16(kBN), make_layout(make_shape(kConsumers, 1, 1)));
+  // The wgmma atom (m64nBNk16 or m64nBNk32) and the TiledMMA: the consumer warpgroups along M, each
+  // over 64 x BN.
+  static constexpr MMAAtom kAtom = kElemBytes == 2 ? mma_atom_sm90_64xNx16(kBN) : mma_atom_sm90_64xNx32(kBN);
+  static constexpr TiledMMA kMma = make_tiled_mma(kAtom, make_layout(make_shape(kConsumers, 1, 1)));
   static constexpr Tile kTileC = make_tile(kBM, kBN);
   static constexpr Layout kAcc = decltype(partition_fragment_C<float, kMma, make_layout(make_shape(kBM, kBN))>())::layout;
   static constexpr int kAccs = int(size(kAcc).v);
@@ -108,7 +120,7 @@ struct Config {
     // Accumulator i is the wgmma's D register i (the atom's C TV layout in register order), and
     // values 2j, 2j+1 are neighbouring columns (the epilogue's paired stores).
     Layout const part_c = kMma.partition_C(make_layout(make_shape(kBM, kBN), make_stride(basis(0), basis(1)))).layout;
-    Layout const atom_c = mma_atom_sm90_64xNx16(kBN).c_tv;
+    Layout const atom_c = kAtom.c_tv;
     for (int i = 0; i < kAccs; ++i) {
       Coord<2> const c = crd2idx_flat<Coord<2>>(i, part_c.shape, part_c.stride);
       i64 const mn = atom_c(make_shape(0, i));
@@ -118,7 +130,7 @@ struct Config {
         if (c[0] != c0[0] || c[1] != c0[1] + 1) return false;
       }
     }
-    return kAccs == kBN / 2 && kAccs % 4 == 0 && kMma.size() == 128 * kConsumers;
+    return kAccs == kBN / 2 && kAccs % 4 == 0 && kMma.size() == 128 * kConsumers && kStageBytes == tile_stage_bytes(Tc::kTileShape);
   }
   static_assert(valid());
 };

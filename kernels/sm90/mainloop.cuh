@@ -120,7 +120,7 @@ struct ConsumerMma {
       pipe.consumer_wait(ring);
       wgmma_fence();
 #pragma unroll
-      for (int step = 0; step < kTileK / 16; ++step) {
+      for (int step = 0; step < Cfg::kKSteps; ++step) {
         unsigned long long const da = desc_a.advanced(s * A::kDescPerStage + step * A::kDescPerStep).encode();
         unsigned long long const db = desc_b.advanced(s * B::kDescPerStage + step * B::kDescPerStep).encode();
         wgmma_ss<kType, Cfg::kBN, kTransA, kTransB>(acc.data, da, db, (kt != wk.k_begin || step != 0) ? 1 : 0);
