@@ -70,7 +70,8 @@ std::string tma_maps(Args const& args, CUtensorMap* a, CUtensorMap* b);
 LOOM_SM90_INSTANCES(LOOM_SM90_EXTERN)
 #undef LOOM_SM90_EXTERN
 
-// The TMA map of one operand, from its global shape and the box's smem layout.
+// The TMA map of one operand, from its global shape and the box's smem layout, in elements of
+// the operand config's width (2 bytes, or 1 for e4m3/e5m2: tma_copy maps them as UINT8).
 template <class Op>
 std::string operand_tma(void const* ptr, GmemShape const& g, CUtensorMap* map) {
 #if defined(__CUDA_ARCH__)  // host code; the device pass only parses it
@@ -79,8 +80,8 @@ std::string operand_tma(void const* ptr, GmemShape const& g, CUtensorMap* map) {
 #else
   TmaDesc d;
   try {
-    d = make_tma_desc(make_shape(g.shape[0], g.shape[1]), make_shape(g.stride[0], g.stride[1]), 2, Op::kBox,
-                      make_shape(Op::kBoxMN, kTileK));
+    d = make_tma_desc(make_shape(g.shape[0], g.shape[1]), make_shape(g.stride[0], g.stride[1]), Op::kBits / 8, Op::kBox,
+                      make_shape(Op::kBoxMN, Op::kTK));
   } catch (LayoutError const& e) {
     return e.what();
   }
