@@ -56,6 +56,7 @@ struct PlanInput {
   bool a_k_major = true, b_k_major = true;  // the operands' majornesses
   Residency res;        // the device's SMs and resident clusters (default: an H100's 132 SMs)
   int out_bytes = 2;    // bytes per element of D
+  int in_bytes = 2;     // bytes per element of A and B: 2 (f16, bf16) or 1 (e4m3, e5m2: k-major only)
   bool beta = false;    // C is read
   friend bool operator==(PlanInput const&, PlanInput const&) = default;
 };
@@ -131,19 +132,21 @@ struct Machine {
 // It has no epilogue term: one that charged swapped plans their direct stores measured worse
 // (docs/tuning/sm90.md, sixth round).
 inline double estimate_us(int shape, Schedule const& sc, std::int64_t m, std::int64_t n, std::int64_t k, int out_bytes,
-                          bool beta, Machine const& mc = {}) {
+                          bool beta, Machine const& mc = {}, int in_bytes = 2) {
   TileShape const t = kTileShapes[shape];
   // CTA tiles, in whole clusters; rounds of work units on the busiest cluster; the CTA tiles split.
   std::int64_t const tiles_m = sc.cluster_rows * sc.cluster_m, tiles_n = sc.cluster_cols * sc.cluster_n;
   std::int64_t const waves = sc.whole_rounds() + sc.split_rounds(), split = sc.split_ctas();
   std::int64_t const sm_k_tiles = sc.whole_rounds() * sc.k_tiles + sc.split_rounds() * sc.split_k_tiles();
-  double const sm_flops = mc.sm_peak_flops() * mc.efficiency[shape];
-  double const ktile_us = 2.0 * t.bm * t.bn * kTileK / sm_flops * 1e6;
+  // 8-bit inputs run at twice the 16-bit tensor rate on sm_90, over a k tile twice as deep: a k tile
+  // takes the same time at either width (the efficiencies are the 16-bit ones).
+  double const sm_flops = mc.sm_peak_flops() * (2.0 / in_bytes) * mc.efficiency[shape];
+  double const ktile_us = 2.0 * t.bm * t.bn * k_tile_of(in_bytes) / sm_flops * 1e6;
   double const compute = double(sm_k_tiles) * ktile_us;
   // DRAM: each operand once, D once (C once more); L2 -> SMs: every tile's panels, A's shared by
   // the cluster's CTAs along N and B's by those along M (multicast).
-  double dram = 2.0 * double(m * k + n * k) + double(out_bytes) * double(m * n) * (beta ? 2 : 1);
-  double l2 = 2.0 * double(k) * (double(tiles_m * sc.cluster_cols) * t.bm + double(sc.cluster_rows * tiles_n) * t.bn);
+  double dram = double(in_bytes) * double(m * k + n * k) + double(out_bytes) * double(m * n) * (beta ? 2 : 1);
+  double l2 = double(in_bytes) * double(k) * (double(tiles_m * sc.cluster_cols) * t.bm + double(sc.cluster_rows * tiles_n) * t.bn);
   double fixup = 0;
   if (sc.splits > 1) {
     double const partial = 4.0 * t.bm * t.bn;
@@ -154,7 +157,7 @@ inline double estimate_us(int shape, Schedule const& sc, std::int64_t m, std::in
   }
   // One SM streams at most sm_load_bw, and no more than its stages in flight per load latency: a
   // problem on few SMs cannot reach the DRAM bandwidth, and a small tile's shallow ring less so.
-  double const per_sm = double(sm_k_tiles) * kTileK * 2.0 * (t.bm + t.bn);
+  double const per_sm = double(sm_k_tiles) * 128.0 * (t.bm + t.bn);  // 128 bytes of K a k tile
   double const in_flight = double(std::min(tile_stages(t), kModelStages)) * double(tile_stage_bytes(t));
   double const sm_rate = std::min(mc.sm_load_bw, in_flight / (mc.load_latency_us * 1e-6));
   double const memory = std::max({dram / mc.dram_bw(), l2 / mc.l2_bw(), per_sm / sm_rate}) * 1e6;
@@ -175,8 +178,9 @@ inline double estimate_us(int shape, int splits, std::int64_t m, std::int64_t n,
 inline double estimate_plan(PlanInput const& in, Plan const& p, Machine const& mc = {}) {
   TileShape const t = kTileShapes[p.shape];
   std::int64_t const m = p.swap ? in.n : in.m, n = p.swap ? in.m : in.n;
-  Schedule const sc = make_schedule(t, m, n, in.k, p.splits, p.tail, in.res.wave(tile_cluster(t)), p.stream);
-  return estimate_us(p.shape, sc, m, n, in.k, in.out_bytes, in.beta, mc);
+  Schedule const sc =
+      make_schedule(t, m, n, in.k, p.splits, p.tail, in.res.wave(tile_cluster(t)), p.stream, k_tile_of(in.in_bytes));
+  return estimate_us(p.shape, sc, m, n, in.k, in.out_bytes, in.beta, mc, in.in_bytes);
 }
 
 // Every plan the model weighs for a problem, with its estimate, in a fixed order: every tile shape
@@ -194,24 +198,26 @@ void for_each_plan(PlanInput const& in, Machine const& mc, F&& f) {
     for (int t = 0; t < kTileShapeCount; ++t) {
       TileShape const ts = kTileShapes[t];
       if (!tile_takes(ts, a_k_major, b_k_major) || m < ts.min_m) continue;
+      if (in.in_bytes == 1 && !(a_k_major && b_k_major)) continue;  // wgmma reads 8-bit operands k-major only
       std::int64_t const wave = in.res.wave(tile_cluster(ts));
-      std::int64_t const k_tiles = ceil_div(in.k, kTileK);
+      int const kt = k_tile_of(in.in_bytes);
+      std::int64_t const k_tiles = ceil_div(in.k, kt);
       auto consider = [&](Schedule const& sc, int s, bool tail, bool stream = false) {
-        f(Plan{t, s, swap != 0, estimate_us(t, sc, m, n, in.k, in.out_bytes, in.beta, mc), tail, stream});
+        f(Plan{t, s, swap != 0, estimate_us(t, sc, m, n, in.k, in.out_bytes, in.beta, mc, in.in_bytes), tail, stream});
       };
-      Schedule const whole = make_schedule(ts, m, n, in.k, 1, false, wave);
+      Schedule const whole = make_schedule(ts, m, n, in.k, 1, false, wave, false, kt);
       consider(whole, 1, false);
       if (mc.stream_k && whole.cluster_tiles() % wave != 0) {
-        Schedule const sc = make_schedule(ts, m, n, in.k, 1, false, wave, true);
+        Schedule const sc = make_schedule(ts, m, n, in.k, 1, false, wave, true, kt);
         if (sc.stream && sc.fits_kernel() && sc.partial_bytes() <= mc.workspace_cap) consider(sc, 1, false, true);
       }
       for (int s = 2; s <= 16 && k_tiles / s >= 4; ++s) {
         if (ts.split_k) {
-          Schedule const sc = make_schedule(ts, m, n, in.k, s, false, wave);
+          Schedule const sc = make_schedule(ts, m, n, in.k, s, false, wave, false, kt);
           if (sc.partial_bytes() <= mc.workspace_cap) consider(sc, s, false);
         }
         if (whole.cluster_tiles() > wave) {
-          Schedule const sc = make_schedule(ts, m, n, in.k, s, true, wave);
+          Schedule const sc = make_schedule(ts, m, n, in.k, s, true, wave, false, kt);
           if (sc.partial_bytes() <= mc.workspace_cap) consider(sc, s, true);
         }
       }

@@ -74,7 +74,7 @@ struct Schedule {
   std::int64_t tiles_n = 0;       // CTA tiles along N; the last cluster column's CTAs past it skip their epilogue
   std::int64_t cluster_rows = 0;  // cluster tiles along M: ceil(tiles_m / cluster_m)
   std::int64_t cluster_cols = 0;  // cluster tiles along N: ceil(tiles_n / cluster_n)
-  std::int64_t k_tiles = 0;       // k tiles of K (kTileK each, the last one ragged)
+  std::int64_t k_tiles = 0;       // k tiles of K (128 bytes of it each: k_tile_of; the last one ragged)
   std::int64_t splits = 1;        // K is split this many ways in the split cluster tiles (1: none)
   std::int64_t split_from = 0;    // the first split cluster tile (cluster_tiles() when none is)
   std::int64_t units = 0;         // work units
@@ -130,7 +130,7 @@ constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b 
 // - the tail plan splits every cluster tile when there is less than a wave of them, and none when
 //   the waves come out whole.
 constexpr Schedule make_schedule(TileShape t, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t splits,
-                                 bool tail, std::int64_t wave, bool stream = false) {
+                                 bool tail, std::int64_t wave, bool stream = false, int k_tile = kTileK) {
   Schedule s;
   s.cluster_m = t.cluster_m;
   s.cluster_n = t.cluster_n;
@@ -140,7 +140,7 @@ constexpr Schedule make_schedule(TileShape t, std::int64_t m, std::int64_t n, st
   s.tiles_n = ceil_div(n, t.bn);
   s.cluster_rows = ceil_div(s.tiles_m, t.cluster_m);
   s.cluster_cols = ceil_div(s.tiles_n, t.cluster_n);
-  s.k_tiles = ceil_div(k, kTileK);
+  s.k_tiles = ceil_div(k, k_tile);
   s.wave = wave > 0 ? wave : 1;
   std::int64_t const cap = s.k_tiles < kMaxSplits ? s.k_tiles : kMaxSplits;
   s.splits = splits < 1 ? 1 : splits > cap ? (cap < 1 ? 1 : cap) : splits;

@@ -90,6 +90,8 @@ inline constexpr TileShape kTileShapes[] = {{128, 256, 2, "128x256", false, fals
 inline constexpr int kTileShapeCount = int(sizeof(kTileShapes) / sizeof(kTileShapes[0]));
 
 constexpr int kTileK = 64;  // K per stage: one k tile, the 128-byte swizzle's width in 16-bit elements
+// The k tile in elements of in_bytes bytes (2: f16/bf16; 1: e4m3/e5m2): always 128 bytes of K.
+constexpr int k_tile_of(int in_bytes) { return 128 / in_bytes; }
 // Rings of up to 16 stages: 64x64 gets 13 (2-5% faster than 8 at 128 x 4096 x 4096), 64x16 16,
 // 128x16 12; the other tiles are bound by shared memory first (docs/tuning/sm90.md).
 constexpr int kMaxStages = 16;
