@@ -97,9 +97,10 @@ struct OperandConfig {
 // mn-major B, of kElemBytes-byte elements (2: f16/bf16, m64nNk16; 1: e4m3/e5m2, m64nNk32, k-major
 // only). A's tile is shared by the cluster's CTAs along N, B's by those along M. A stage has the
 // same bytes at either width (tile_stage_bytes), so the ring and the shared storage are the same.
-template <class Tc, bool kAKMajor, bool kBKMajor, int kElemBytes = 2>
+template <class Tc, bool kAKMajor, bool kBKMajor, int kElemBytes_ = 2>
 struct Config {
   using T = Tc;
+  static constexpr int kElemBytes = kElemBytes_;
   static constexpr int kBM = Tc::kBM, kBN = Tc::kBN, kStages = Tc::kStages, kConsumers = Tc::kConsumers;
   static constexpr int kClusterM = Tc::kClusterM, kClusterN = Tc::kClusterN, kCluster = Tc::kCluster;
   static constexpr int kThreads = Tc::kThreads;

@@ -50,7 +50,7 @@ namespace loom::sm90 {
 // on, a peer that has not initialized its barriers), then the roles. No cluster barrier at the
 // end: a CTA's consumers have waited for every multicast into it, and its producer tail for every
 // peer's last arrival on it, so no peer touches its shared memory once it exits.
-template <class Cfg, WgmmaType kType>
+template <class Cfg, WgmmaType kType, WgmmaType kTypeB = kType>
 __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_sm90_kernel(__grid_constant__ Params const p) {
 #if LOOM_SM90A_ENABLED
   static_assert(shared_storage_valid<Cfg>());
@@ -91,13 +91,20 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_sm90_kernel(__grid_cons
   setmaxnreg_inc<kConsumerRegs>();
   cluster_wait();
   int const w = tid / 128 - 1;
-  ConsumerMma<Cfg, kType> mainloop(pipe, w, tid - 128, rank);
+  ConsumerMma<Cfg, kType, kTypeB> mainloop(pipe, w, tid - 128, rank);
   auto acc = partition_fragment_C<float, Cfg::kMma, make_layout(make_shape(Cfg::kBM, Cfg::kBN))>();  // (2,2,BN/8): the wgmma's D registers
   int stores = 0;  // this warpgroup's TMA stores so far
   for (int u = sched.first(int(blockIdx.x) / Cfg::kCluster); u < sched.units; u += sched.step()) {
     TileScheduler::Work const wk = sched.work(u, rank);
     if (wk.k_begin == wk.k_end) continue;  // a stream-K cluster's unit past its range's last piece
     mainloop.mma(wk, ring, acc);
+    if constexpr (Cfg::kElemBytes == 1) {
+      // 8-bit inputs: the tensor scales go into the accumulators, before a split's partial is
+      // written, so that the epilogue's alpha and beta are the 16-bit path's.
+      float const s = *p.scale_a * *p.scale_b;
+#pragma unroll
+      for (int i = 0; i < Cfg::kAccs; ++i) acc.data[i] *= s;
+    }
     if (wk.m >= sched.tiles_m || wk.n >= sched.tiles_n) continue;  // a cluster's second tile may lie past M or N
     if (wk.splits > 1) {
       std::size_t const slot = sched.slot(wk, rank, w);

@@ -44,6 +44,8 @@ struct Args {
   float* partials;     // split-K: Schedule::partial_bytes
   unsigned* arrivals;  // split-K: Schedule::counter_bytes, zeroed by the kernel launched just before
   bool after_reset;    // launch as that kernel's programmatic dependent (griddepcontrol)
+  float const* scale_a = nullptr;  // 8-bit inputs: Params::scale_a, scale_b
+  float const* scale_b = nullptr;
 };
 
 // Why an instance did not launch. `tma`: TMA cannot read A or B (the caller runs sm80 instead, as
@@ -123,9 +125,9 @@ std::string tma_maps(Args const& args, CUtensorMap* a, CUtensorMap* b) {
   return err.empty() ? operand_tma<typename Cfg::B>(args.b, args.gb, b) : err;
 }
 
-template <class Cfg, WgmmaType kType>
+template <class Cfg, WgmmaType kType, WgmmaType kTypeB = kType>
 cudaError_t launch_kernel(Params const& p, bool after_reset, cudaStream_t stream) {
-  auto* kernel = gemm_sm90_kernel<Cfg, kType>;
+  auto* kernel = gemm_sm90_kernel<Cfg, kType, kTypeB>;
   constexpr int kSmemBytes = SharedStorage<Cfg>::kSmemBytes;
   static std::atomic<std::uint64_t> attr_set{0};  // per device: kernels/per_device.hpp
   if (cudaError_t const e = once_per_device(attr_set, [&] {
@@ -151,34 +153,61 @@ cudaError_t launch_kernel(Params const& p, bool after_reset, cudaStream_t stream
   return cudaLaunchKernelEx(&cfg, kernel, p);
 }
 
-template <int kShape, bool kAK, bool kBK>
-cudaError_t launch_instance(Args const& args, Schedule const& sched, bool bf16, cudaStream_t stream, Refusal* refusal) {
-  using Cfg = Config<TileConfig<kShape>, kAK, kBK>;
+// Instance Cfg's parameter block for `args` under `sched`, or why it cannot launch (refusal).
+template <class Cfg>
+cudaError_t fill_params(Args const& args, Schedule const& sched, Refusal* refusal, Params* p) {
   auto fail = [&](std::string const& reason) {
     if (refusal) refusal->tma = false, refusal->why = reason;
     return cudaErrorInvalidConfiguration;
   };
   if (sched.cluster_m != Cfg::kClusterM || sched.cluster_n != Cfg::kClusterN || sched.bn != Cfg::kBN || sched.consumers != Cfg::kConsumers)
-    return fail("sm90: the schedule is not tile shape " + std::string(kTileShapes[kShape].name) + "'s");
+    return fail("sm90: the schedule is not tile shape " + std::string(Cfg::T::kTileShape.name) + "'s");
   if (!sched.fits_kernel()) return fail("sm90: too many tiles for the kernel's 32-bit tile scheduler");
   if (sched.splits > 1 && (args.partials == nullptr || args.arrivals == nullptr))
     return fail("sm90: a split schedule without its workspace");
-  Params p{};
-  if (std::string const err = tma_maps<kShape, kAK, kBK>(args, &p.tma_a, &p.tma_b); !err.empty()) {
+  std::string err = operand_tma<typename Cfg::A>(args.a, args.ga, &p->tma_a);
+  if (err.empty()) err = operand_tma<typename Cfg::B>(args.b, args.gb, &p->tma_b);
+  if (!err.empty()) {
     if (refusal) refusal->tma = true, refusal->why = err;
     return cudaErrorInvalidValue;
   }
-  p.tma_store = TileConfig<kShape>::kTmaStore && make_tma_store_map(args, Cfg::kBN, &p.tma_d).empty();
-  p.shape_a = Coord<2>{{args.ga.shape[0], args.ga.shape[1]}};
-  p.shape_b = Coord<2>{{args.gb.shape[0], args.gb.shape[1]}};
-  p.ep = EpilogueArgs{args.c, args.d, Coord<2>{{args.gd.shape[0], args.gd.shape[1]}},
-                      args.d_col ? args.gd.stride[1] : args.gd.stride[0], args.alpha, args.beta, args.pair_d, args.d_col};
-  p.sched = TileScheduler(sched);
-  p.out = args.out;
-  p.partials = args.partials;
-  p.arrivals = args.arrivals;
+  p->tma_store = Cfg::T::kTmaStore && make_tma_store_map(args, Cfg::kBN, &p->tma_d).empty();
+  p->shape_a = Coord<2>{{args.ga.shape[0], args.ga.shape[1]}};
+  p->shape_b = Coord<2>{{args.gb.shape[0], args.gb.shape[1]}};
+  p->ep = EpilogueArgs{args.c, args.d, Coord<2>{{args.gd.shape[0], args.gd.shape[1]}},
+                       args.d_col ? args.gd.stride[1] : args.gd.stride[0], args.alpha, args.beta, args.pair_d, args.d_col};
+  p->sched = TileScheduler(sched);
+  p->out = args.out;
+  p->partials = args.partials;
+  p->arrivals = args.arrivals;
+  p->scale_a = args.scale_a;
+  p->scale_b = args.scale_b;
+  return cudaSuccess;
+}
+
+template <int kShape, bool kAK, bool kBK>
+cudaError_t launch_instance(Args const& args, Schedule const& sched, bool bf16, cudaStream_t stream, Refusal* refusal) {
+  using Cfg = Config<TileConfig<kShape>, kAK, kBK>;
+  Params p{};
+  if (cudaError_t const e = fill_params<Cfg>(args, sched, refusal, &p); e != cudaSuccess) return e;
   return bf16 ? launch_kernel<Cfg, WgmmaType::kBF16>(p, args.after_reset, stream)
               : launch_kernel<Cfg, WgmmaType::kF16>(p, args.after_reset, stream);
+}
+
+// 8-bit inputs: tile shape kShape with e4m3/e5m2 A (kTA) and B (kTB), both k-major, scaled by
+// args.scale_a and args.scale_b; the schedule's k tiles are k_tile_of(1) = 128 elements of K. Not
+// instantiated in the library yet: tests/test_sm90_fp8_device.cu instantiates the ones it runs.
+template <int kShape, WgmmaType kTA, WgmmaType kTB>
+cudaError_t launch_instance_fp8(Args const& args, Schedule const& sched, cudaStream_t stream, Refusal* refusal) {
+  using Cfg = Config<TileConfig<kShape>, true, true, 1>;
+  static_assert(tile_takes(Cfg::T::kTileShape, true, true));
+  if (args.scale_a == nullptr || args.scale_b == nullptr) {
+    if (refusal) refusal->tma = false, refusal->why = "sm90: 8-bit inputs without their scales";
+    return cudaErrorInvalidValue;
+  }
+  Params p{};
+  if (cudaError_t const e = fill_params<Cfg>(args, sched, refusal, &p); e != cudaSuccess) return e;
+  return launch_kernel<Cfg, kTA, kTB>(p, args.after_reset, stream);
 }
 
 }  // namespace loom::sm90

@@ -88,7 +88,8 @@ __device__ __forceinline__ void producer_load(Params const& p, Pipeline<Cfg> con
 
 // Consumer MMA: consumer warpgroup w's part of the main loop, whose state (its descriptors and the
 // lag) lasts across work units.
-template <class Cfg, WgmmaType kType>
+// kType (and kTypeB, B's, for 8-bit inputs, which may differ from A's): the wgmma's input types.
+template <class Cfg, WgmmaType kType, WgmmaType kTypeB = kType>
 struct ConsumerMma {
   using A = typename Cfg::A;
   using B = typename Cfg::B;
@@ -123,7 +124,10 @@ struct ConsumerMma {
       for (int step = 0; step < Cfg::kKSteps; ++step) {
         unsigned long long const da = desc_a.advanced(s * A::kDescPerStage + step * A::kDescPerStep).encode();
         unsigned long long const db = desc_b.advanced(s * B::kDescPerStage + step * B::kDescPerStep).encode();
-        wgmma_ss<kType, Cfg::kBN, kTransA, kTransB>(acc.data, da, db, (kt != wk.k_begin || step != 0) ? 1 : 0);
+        if constexpr (Cfg::kElemBytes == 1)
+          wgmma_ss_k32<kType, kTypeB, Cfg::kBN>(acc.data, da, db, (kt != wk.k_begin || step != 0) ? 1 : 0);
+        else
+          wgmma_ss<kType, Cfg::kBN, kTransA, kTransB>(acc.data, da, db, (kt != wk.k_begin || step != 0) ? 1 : 0);
       }
       wgmma_commit_group();
       if (kWgLag > 0 && w == 0 && !started && kt + 1 - wk.k_begin == kWgLag) {

@@ -23,6 +23,10 @@ struct Params {
   bool tma_store;             // the epilogue stores D with TMA (else straight from the registers)
   float* partials;            // split-K: Schedule::partial_bytes of fp32 partial tiles
   unsigned* arrivals;         // split-K: one counter per slot, zero between launches
+  // 8-bit inputs: the per-tensor scales of A and B (device pointers, read at the kernel's start, so
+  // that a captured graph takes new ones): D = alpha sA sB A B. Unused for 16-bit inputs.
+  float const* scale_a;
+  float const* scale_b;
 };
 
 }  // namespace loom::sm90

@@ -1,0 +1,166 @@
+// Device test of sm90's 8-bit path (kernels/sm90/launch.cuh's launch_instance_fp8): the whole
+// kernel (TMA loads of e4m3/e5m2 k-major A and B, the m64nNk32 wgmmas, the tensor scales, split-K
+// and both epilogues) against an fp64 reference over the dequantized inputs. The library does not
+// dispatch 8-bit inputs yet; this is the kernel's own check. Each case needs a compute capability
+// 9.0 GPU and reports Skipped without one.
+//
+// Inputs are random 8-bit values (never zero rows, never NaN); D is poisoned (0xFF bytes) before
+// the launch, and every element is checked: |D - ref| <= tol * (|alpha sA sB| sum_k |a_ik b_jk|) + u |ref|,
+// u the output type's unit roundoff. tol = 2^-10: wgmma's 8-bit accumulation keeps fewer bits than
+// fp32 (the point of the accurate mode that is still to come), which a wrong layout, scale or k
+// range exceeds by orders of magnitude.
+#include <cuda_bf16.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gpu_test_util.hpp"
+#include "harness/harness.hpp"
+#include "kernels/sm90/launch.cuh"
+
+namespace loom::sm90 {
+// The instances this test runs: 128x128 (2x1 clusters, split-K) and 128x256, e4m3 x e4m3; 128x128
+// e5m2 x e4m3.
+template cudaError_t launch_instance_fp8<1, WgmmaType::kE4M3, WgmmaType::kE4M3>(Args const&, Schedule const&, cudaStream_t, Refusal*);
+template cudaError_t launch_instance_fp8<1, WgmmaType::kE5M2, WgmmaType::kE4M3>(Args const&, Schedule const&, cudaStream_t, Refusal*);
+template cudaError_t launch_instance_fp8<0, WgmmaType::kE4M3, WgmmaType::kE4M3>(Args const&, Schedule const&, cudaStream_t, Refusal*);
+}  // namespace loom::sm90
+
+namespace {
+
+using namespace loom;
+using namespace loom::sm90;
+
+#define CUDA_OK(x) ASSERT_EQ((x), cudaSuccess) << #x << ": " << cudaGetErrorString(cudaGetLastError())
+
+struct Case {
+  int shape;  // kTileShapes index
+  WgmmaType ta, tb;
+  std::int64_t m, n, k;
+  int splits;
+  DType out;
+  float alpha, sa, sb;
+};
+
+cudaError_t launch(Case const& c, Args const& args, Schedule const& s, Refusal* r) {
+  if (c.shape == 1 && c.ta == WgmmaType::kE4M3) return launch_instance_fp8<1, WgmmaType::kE4M3, WgmmaType::kE4M3>(args, s, nullptr, r);
+  if (c.shape == 1 && c.ta == WgmmaType::kE5M2) return launch_instance_fp8<1, WgmmaType::kE5M2, WgmmaType::kE4M3>(args, s, nullptr, r);
+  return launch_instance_fp8<0, WgmmaType::kE4M3, WgmmaType::kE4M3>(args, s, nullptr, r);
+}
+
+double decode(WgmmaType t, std::uint8_t b) {
+  return t == WgmmaType::kE4M3 ? harness::e4m3_to_double(b) : harness::e5m2_to_double(b);
+}
+
+// Random 8-bit values of magnitude up to about 4, as their bits.
+std::vector<std::uint8_t> random_fp8(WgmmaType t, std::size_t count, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-4.0, 4.0);
+  std::vector<std::uint8_t> v(count);
+  for (auto& b : v)
+    b = t == WgmmaType::kE4M3 ? harness::double_to_e4m3(u(rng), true) : harness::double_to_e5m2(u(rng), true);
+  return v;
+}
+
+void run_case(Case const& c) {
+  SCOPED_TRACE(std::string(kTileShapes[c.shape].name) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
+               std::to_string(c.k) + " splits " + std::to_string(c.splits));
+  int dev = 0, sms = 0;
+  CUDA_OK(cudaGetDevice(&dev));
+  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  // A (m, k) and B (n, k), k contiguous, leading dimensions padded to 16 bytes; D (m, n) row-major.
+  std::int64_t const lda = (c.k + 15) / 16 * 16, ldd = (c.n + 7) / 8 * 8;
+  std::vector<std::uint8_t> a = random_fp8(c.ta, std::size_t(c.m * lda), 11), b = random_fp8(c.tb, std::size_t(c.n * lda), 12);
+  int const out_bytes = c.out == DType::f32 ? 4 : 2;
+  std::uint8_t *da = nullptr, *db = nullptr;
+  void* dd = nullptr;
+  float* dscale = nullptr;
+  CUDA_OK(cudaMalloc(&da, a.size()));
+  CUDA_OK(cudaMalloc(&db, b.size()));
+  CUDA_OK(cudaMalloc(&dd, std::size_t(c.m * ldd * out_bytes)));
+  CUDA_OK(cudaMalloc(&dscale, 2 * sizeof(float)));
+  float const scales[2] = {c.sa, c.sb};
+  CUDA_OK(cudaMemcpy(da, a.data(), a.size(), cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(db, b.data(), b.size(), cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(dscale, scales, sizeof scales, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemset(dd, 0xFF, std::size_t(c.m * ldd * out_bytes)));  // NaN in every output type
+
+  TileShape const t = kTileShapes[c.shape];
+  Schedule const s = make_schedule(t, c.m, c.n, c.k, c.splits, false, Residency::of_sms(sms).wave(tile_cluster(t)), false,
+                                   k_tile_of(1));
+  Args args{};
+  args.a = da, args.b = db, args.c = nullptr, args.d = dd;
+  args.ga = GmemShape{{c.m, c.k}, {lda, 1}};
+  args.gb = GmemShape{{c.n, c.k}, {lda, 1}};
+  args.gd = GmemShape{{c.m, c.n}, {ldd, 1}};
+  args.alpha = c.alpha, args.beta = 0.f;
+  args.out = c.out;
+  args.pair_d = false;
+  args.d_col = false;
+  args.scale_a = dscale, args.scale_b = dscale + 1;
+  void* ws = nullptr;
+  if (s.splits > 1) {
+    std::size_t const counters = std::size_t(s.partial_bytes() + 255) / 256 * 256;
+    CUDA_OK(cudaMalloc(&ws, counters + std::size_t(s.counter_bytes())));
+    CUDA_OK(cudaMemset(static_cast<unsigned char*>(ws) + counters, 0, std::size_t(s.counter_bytes())));
+    args.partials = static_cast<float*>(ws);
+    args.arrivals = reinterpret_cast<unsigned*>(static_cast<unsigned char*>(ws) + counters);
+  }
+  Refusal refusal;
+  ASSERT_EQ(launch(c, args, s, &refusal), cudaSuccess) << refusal.why;
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaDeviceSynchronize());
+  std::vector<unsigned char> out(std::size_t(c.m * ldd * out_bytes));
+  CUDA_OK(cudaMemcpy(out.data(), dd, out.size(), cudaMemcpyDeviceToHost));
+
+  double const u = c.out == DType::f32 ? std::ldexp(1.0, -24) : std::ldexp(1.0, -8), tol = std::ldexp(1.0, -10);
+  double const scale = double(c.alpha) * c.sa * c.sb;
+  std::int64_t bad = 0;
+  for (std::int64_t i = 0; i < c.m; ++i)
+    for (std::int64_t j = 0; j < c.n; ++j) {
+      double ref = 0, mag = 0;
+      for (std::int64_t kk = 0; kk < c.k; ++kk) {
+        double const p = decode(c.ta, a[std::size_t(i * lda + kk)]) * decode(c.tb, b[std::size_t(j * lda + kk)]);
+        ref += p, mag += std::fabs(p);
+      }
+      ref *= scale, mag *= std::fabs(scale);
+      std::size_t const at = std::size_t(i * ldd + j);
+      double got;
+      if (c.out == DType::f32) {
+        float f;
+        std::memcpy(&f, out.data() + 4 * at, 4);
+        got = f;
+      } else {
+        std::uint16_t h;
+        std::memcpy(&h, out.data() + 2 * at, 2);
+        got = harness::bf16_to_double(h);
+      }
+      if (!(std::fabs(got - ref) <= tol * mag + u * std::fabs(ref)) && ++bad <= 5)
+        ADD_FAILURE() << "D(" << i << "," << j << ") = " << got << ", reference " << ref << " (sum |a b| " << mag << ")";
+    }
+  EXPECT_EQ(bad, 0);
+  cudaFree(da), cudaFree(db), cudaFree(dd), cudaFree(dscale), cudaFree(ws);
+}
+
+bool have_sm90() {
+  if (!loom::test::have_gpu()) return false;
+  cudaDeviceProp p{};
+  return cudaGetDeviceProperties(&p, 0) == cudaSuccess && p.major == 9 && p.minor == 0;
+}
+
+TEST(Sm90Fp8Device, PerTensorScalesOnRaggedShapes) {
+  if (!have_sm90()) GTEST_SKIP() << "needs a compute capability 9.0 GPU";
+  for (Case const& c : {Case{1, WgmmaType::kE4M3, WgmmaType::kE4M3, 256, 256, 256, 1, DType::bf16, 1.f, 1.f, 1.f},
+                        Case{1, WgmmaType::kE4M3, WgmmaType::kE4M3, 300, 520, 1000, 1, DType::bf16, 1.5f, 0.5f, 2.f},
+                        Case{1, WgmmaType::kE4M3, WgmmaType::kE4M3, 129, 1031, 4096, 3, DType::f32, 0.75f, 0.25f, 3.f},
+                        Case{1, WgmmaType::kE5M2, WgmmaType::kE4M3, 200, 384, 777, 1, DType::bf16, 1.f, 0.125f, 4.f},
+                        Case{0, WgmmaType::kE4M3, WgmmaType::kE4M3, 640, 1100, 2048, 1, DType::bf16, 1.f, 1.f, 0.5f}})
+    run_case(c);
+}
+
+}  // namespace
