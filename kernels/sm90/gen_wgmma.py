@@ -27,56 +27,29 @@ TYPES = [("kBF16", "bf16"), ("kF16", "f16")]
 TYPES8 = [("kE4M3", "e4m3"), ("kE5M2", "e5m2")]
 
 
-def spec(tname, ptx, n):
+def spec(head, k, ptx_a, ptx_b, n, trans):
+    """One specialization: `head` names it (the struct's template arguments); with `trans` the
+    instruction takes imm-trans-a/b from the mma's template arguments (16-bit inputs only)."""
     r = n // 2
     regs = ", ".join(f"%{i}" for i in range(r))
     outs = ", ".join(f'"+f"(d[{i}])' for i in range(r))
     da, db, sd, ta, tb = r, r + 1, r + 2, r + 3, r + 4
-    lines = [
-        "template <>",
-        f"struct WgmmaSS<WgmmaType::{tname}, {n}> {{",
-        "  template <int kTransA, int kTransB>",
+    lines = ["template <>", f"struct {head} {{"]
+    if trans:
+        lines.append("  template <int kTransA, int kTransB>")
+    lines += [
         f"  __device__ static __forceinline__ void mma(float (&d)[{r}], unsigned long long desc_a,",
         "                                             unsigned long long desc_b, int scale_d) {",
         "#if LOOM_SM90A_ENABLED",
         "    asm volatile(",
         '        "{\\n.reg .pred p;\\n"',
         f'        "setp.ne.b32 p, %{sd}, 0;\\n"',
-        f'        "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ptx}.{ptx} "',
+        f'        "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{ptx_a}.{ptx_b} "',
         f'        "{{{regs}}}, "',
-        f'        "%{da}, %{db}, p, 1, 1, %{ta}, %{tb};\\n}}\\n"',
+        (f'        "%{da}, %{db}, p, 1, 1, %{ta}, %{tb};\\n}}\\n"' if trans else f'        "%{da}, %{db}, p, 1, 1;\\n}}\\n"'),
         f"        : {outs}",
-        f'        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));',
-        "#else",
-        "    (void)d, (void)desc_a, (void)desc_b, (void)scale_d;",
-        "    LOOM_SM90A_UNSUPPORTED();",
-        "#endif",
-        "  }",
-        "};",
-        "",
-    ]
-    return "\n".join(lines)
-
-
-def spec8(ta, pa, tb, pb, n):
-    r = n // 2
-    regs = ", ".join(f"%{i}" for i in range(r))
-    outs = ", ".join(f'"+f"(d[{i}])' for i in range(r))
-    da, db, sd = r, r + 1, r + 2
-    lines = [
-        "template <>",
-        f"struct WgmmaSSk32<WgmmaType::{ta}, WgmmaType::{tb}, {n}> {{",
-        f"  __device__ static __forceinline__ void mma(float (&d)[{r}], unsigned long long desc_a,",
-        "                                             unsigned long long desc_b, int scale_d) {",
-        "#if LOOM_SM90A_ENABLED",
-        "    asm volatile(",
-        '        "{\\n.reg .pred p;\\n"',
-        f'        "setp.ne.b32 p, %{sd}, 0;\\n"',
-        f'        "wgmma.mma_async.sync.aligned.m64n{n}k32.f32.{pa}.{pb} "',
-        f'        "{{{regs}}}, "',
-        f'        "%{da}, %{db}, p, 1, 1;\\n}}\\n"',
-        f"        : {outs}",
-        f'        : "l"(desc_a), "l"(desc_b), "r"(scale_d));',
+        (f'        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));' if trans
+         else f'        : "l"(desc_a), "l"(desc_b), "r"(scale_d));'),
         "#else",
         "    (void)d, (void)desc_a, (void)desc_b, (void)scale_d;",
         "    LOOM_SM90A_UNSUPPORTED();",
@@ -93,11 +66,11 @@ def text():
            "#pragma once", "", "namespace loom::sm90 {", ""]
     for tname, ptx in TYPES:
         for n in NS:
-            out.append(spec(tname, ptx, n))
+            out.append(spec(f"WgmmaSS<WgmmaType::{tname}, {n}>", 16, ptx, ptx, n, True))
     for ta, pa in TYPES8:
         for tb, pb in TYPES8:
             for n in NS:
-                out.append(spec8(ta, pa, tb, pb, n))
+                out.append(spec(f"WgmmaSSk32<WgmmaType::{ta}, WgmmaType::{tb}, {n}>", 32, pa, pb, n, False))
     out.append("}  // namespace loom::sm90")
     return "\n".join(out) + "\n"
 
