@@ -3,15 +3,16 @@
 // checked there (each struct's valid()).
 //
 // Shared memory: each operand's stage is the canonical 128-byte swizzled GMMA atom tiled over
-// (MN, 64) with tile_to_shape (k-major: 64-element rows of K; mn-major: 64-element columns of MN,
-// K first, so that each 64 x 64 block is contiguous). One TMA box fills one such block, or the
+// (MN, a k tile of 128 bytes) with tile_to_shape (k-major: rows of 64 16-bit or 128 8-bit elements
+// of K; mn-major, 16-bit only: 64-element columns of MN, K first, so that each 64 x 64 block is
+// contiguous). One TMA box fills one such block, or the
 // whole k-major tile: make_tma_desc (kernels/sm90/launch.cuh) reads its dims, box and swizzle off
 // the global operand and the box's smem layout. The wgmma descriptors come from make_gmma_desc over
 // the stage layout, and move between warpgroups, k-steps and stages by gmma_desc_offset, checked
 // here to be linear in the stage and warpgroup.
 //
-// The TiledMMA: the tile's bm/64 consumer warpgroups (two or one) along M, each m64nBNk16 over
-// 64 x BN (one wgmma per k-step of 16, BN/2 fp32 accumulators per thread).
+// The TiledMMA: the tile's bm/64 consumer warpgroups (two or one) along M, each m64nBNk16 (8-bit:
+// m64nBNk32) over 64 x BN (one wgmma per k-step of 32 bytes of K, BN/2 fp32 accumulators per thread).
 #pragma once
 
 #include "kernels/sm90/tile_menu.hpp"

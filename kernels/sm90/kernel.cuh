@@ -1,7 +1,8 @@
 // sm90: D = alpha*A*B + beta*C on Hopper tensor cores (sm_90a only): wgmma with both operands in
 // shared memory, TMA loads (multicast across a cluster of two CTAs for the wide tiles), a
 // warp-specialized and persistent pipeline, split-K with a deterministic fixup. A and B are fp16
-// or bf16, accumulation is fp32, C/D are fp16, bf16 or fp32 (Problem::out_dtype). Every operand is
+// or bf16 (or, through launch_instance_fp8 alone, which gemm does not dispatch yet, e4m3/e5m2
+// k-major with per-tensor scales), accumulation is fp32, C/D are fp16, bf16 or fp32 (Problem::out_dtype). Every operand is
 // row- or column-major with its own leading dimension; C may alias D. Any M, N, K >= 1 whose A and
 // B TMA can read (16-byte aligned bases and leading dimensions); kernels/sm90/sm90.cu sends the rest
 // to sm80 and says so (KernelInfo::path).

@@ -118,11 +118,16 @@ inline std::string make_tma_store_map(Args const& args, int bn, CUtensorMap* map
 #endif
 }
 
-template <int kShape, bool kAK, bool kBK>
-std::string tma_maps(Args const& args, CUtensorMap* a, CUtensorMap* b) {
-  using Cfg = Config<TileConfig<kShape>, kAK, kBK>;
+// A's and B's TMA maps for configuration Cfg, or why TMA cannot read one of them.
+template <class Cfg>
+std::string operand_maps(Args const& args, CUtensorMap* a, CUtensorMap* b) {
   std::string err = operand_tma<typename Cfg::A>(args.a, args.ga, a);
   return err.empty() ? operand_tma<typename Cfg::B>(args.b, args.gb, b) : err;
+}
+
+template <int kShape, bool kAK, bool kBK>
+std::string tma_maps(Args const& args, CUtensorMap* a, CUtensorMap* b) {
+  return operand_maps<Config<TileConfig<kShape>, kAK, kBK>>(args, a, b);
 }
 
 template <class Cfg, WgmmaType kType, WgmmaType kTypeB = kType>
@@ -165,9 +170,7 @@ cudaError_t fill_params(Args const& args, Schedule const& sched, Refusal* refusa
   if (!sched.fits_kernel()) return fail("sm90: too many tiles for the kernel's 32-bit tile scheduler");
   if (sched.splits > 1 && (args.partials == nullptr || args.arrivals == nullptr))
     return fail("sm90: a split schedule without its workspace");
-  std::string err = operand_tma<typename Cfg::A>(args.a, args.ga, &p->tma_a);
-  if (err.empty()) err = operand_tma<typename Cfg::B>(args.b, args.gb, &p->tma_b);
-  if (!err.empty()) {
+  if (std::string const err = operand_maps<Cfg>(args, &p->tma_a, &p->tma_b); !err.empty()) {
     if (refusal) refusal->tma = true, refusal->why = err;
     return cudaErrorInvalidValue;
   }

@@ -3,17 +3,19 @@
 //
 // Data path, per CTA tile (m, n) and k tile kt:
 //
-//   cA = identity (M,K) -> local_tile<(BOX,64)>(cA, m*BOXES + b, kt): box b's first coordinate, its TMA coords
-//   sA (BM,64,PIPE), 128B swizzle: box b lands at sA(b*BOX, 0, stage)
-//   wgmma desc of warpgroup w, k-step s: make_gmma_desc(sA) advanced by gmma_desc_offset(sA, (64w, 16s, stage))
-//   acc = partition_fragment_C(TiledMMA of (BM/64)x1 warpgroups of m64nBNk16, (BM,BN)): (2,2,BN/8) per thread
+//   cA = identity (M,K) -> local_tile<(BOX,TK)>(cA, m*BOXES + b, kt): box b's first coordinate, its TMA coords
+//   sA (BM,TK,PIPE), 128B swizzle: box b lands at sA(b*BOX, 0, stage)
+//   wgmma desc of warpgroup w, k-step s: make_gmma_desc(sA) advanced by gmma_desc_offset(sA, (64w, STEP s, stage))
+//   acc = partition_fragment_C(TiledMMA of (BM/64)x1 warpgroups of m64nBNk{STEP}, (BM,BN)): (2,2,BN/8) per thread
+//
+// TK, STEP: 64 and 16 for f16/bf16, 128 and 32 for e4m3/e5m2 (Config::kTK, OperandConfig::kStepK).
 //
 // and the same for B, whose boxes the cluster's CTAs along M share out: each loads kBoxes /
 // kClusterM of them and multicasts them to every CTA of the cluster (each completes its bytes on
 // the full barrier of every CTA it writes), so B's tile crosses L2 once per cluster. A cluster
 // along N shares A's boxes the same way.
 //
-// A consumer warpgroup waits for a stage, issues its four wgmmas (k-steps of 16), commits them,
+// A consumer warpgroup waits for a stage, issues its four wgmmas (k-steps of STEP), commits them,
 // and waits for the previous k tile's group only (one group stays in flight across k tiles), then
 // releases that previous stage. With two consumer warpgroups both read the same stages, but
 // warpgroup 1 runs kLag k tiles behind warpgroup 0 (the `start` barrier sets the lag once, the ring
