@@ -14,10 +14,11 @@ slower only beyond the larger of --threshold (default 2%) and the two sides' noi
 Exit status: 0; 1 with --fail-on-slower when a case is slower; 2 on bad input (one line on stderr).
 """
 import argparse
-import json
 import math
 import statistics
 import sys
+
+from report_json import read_json
 
 NAME_SUFFIXES = ("min_time:", "min_warmup_time:", "iterations:", "repeats:", "threads:",
                  "real_time", "manual_time", "process_time")
@@ -40,13 +41,7 @@ def num(v):
 
 
 def load(path):
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except OSError as e:
-        die(f"cannot read {path}: {e.strerror}")
-    except json.JSONDecodeError as e:
-        die(f"{path} is not JSON: {str(e).splitlines()[0]}")
+    doc = read_json(path, die)
     if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
         die(f"{path} is not Google Benchmark JSON (no 'benchmarks' list)")
     cases = {}

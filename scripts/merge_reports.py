@@ -27,6 +27,8 @@ import json
 import os
 import sys
 
+from report_json import read_json
+
 DEVICE_FIELDS = ("device", "device_name", "pci_bus_id")
 
 
@@ -36,13 +38,7 @@ def die(msg):
 
 
 def load(path):
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except OSError as e:
-        die(f"cannot read {path}: {e.strerror}")
-    except json.JSONDecodeError as e:
-        die(f"{path} is not JSON: {str(e).splitlines()[0]}")
+    doc = read_json(path, die)
     if isinstance(doc, dict) and isinstance(doc.get("benchmarks"), list):
         return "bench", doc
     if isinstance(doc, dict) and isinstance(doc.get("cases"), list):

@@ -14,11 +14,12 @@ a table of the ratios, the bar verdicts, and GB/s at small M. Needs pandas and m
 
 import argparse
 import glob
-import json
 import math
 import os
 import re
 import sys
+
+from report_json import read_json
 
 BASELINES = ("cublas", "memcpy_d2d")
 # Parts Google Benchmark appends to a benchmark's name.
@@ -73,13 +74,7 @@ def median(values):
 
 
 def load(path):
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except OSError as e:
-        die(f"cannot read {path}: {e.strerror}")
-    except json.JSONDecodeError as e:
-        die(f"{path} is not JSON: {e}")
+    doc = read_json(path, die)
     if not isinstance(doc, dict) or "benchmarks" not in doc:
         die(f"{path} is not Google Benchmark JSON (no 'benchmarks')")
     return doc.get("context", {}), doc["benchmarks"]
