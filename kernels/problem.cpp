@@ -9,18 +9,22 @@ const char* to_string(DType t) {
     case DType::f32: return "f32";
     case DType::f16: return "f16";
     case DType::bf16: return "bf16";
+    case DType::e4m3: return "e4m3";
+    case DType::e5m2: return "e5m2";
   }
   return "?";
 }
 const char* to_string(Order o) { return o == Order::col ? "c" : "r"; }
 const char* to_string(OpKind o) { return o == OpKind::add ? "add" : "gemm"; }
 
-std::size_t size_of(DType t) { return t == DType::f32 ? 4 : 2; }
+std::size_t size_of(DType t) { return t == DType::f32 ? 4 : is_8bit(t) ? 1 : 2; }
 
 bool parse_dtype(std::string_view s, DType* t) {
   if (s == "f32" || s == "fp32" || s == "float") { *t = DType::f32; return true; }
   if (s == "f16" || s == "fp16" || s == "half") { *t = DType::f16; return true; }
   if (s == "bf16") { *t = DType::bf16; return true; }
+  if (s == "e4m3" || s == "fp8_e4m3") { *t = DType::e4m3; return true; }
+  if (s == "e5m2" || s == "fp8_e5m2") { *t = DType::e5m2; return true; }
   return false;
 }
 bool parse_op(std::string_view s, OpKind* o) {
@@ -63,10 +67,31 @@ bool parse_layout(std::string_view s, Problem* p) {
   return true;
 }
 
+std::string input_types(Problem const& p) {
+  std::string s = to_string(p.dtype);
+  if (b_type(p) != p.dtype) s = s + "x" + to_string(b_type(p));
+  return s;
+}
+
+bool parse_input_types(std::string_view s, Problem* p) {
+  DType a, b;
+  std::size_t const x = s.find('x');
+  if (x == std::string_view::npos) {
+    if (!parse_dtype(s, &a)) return false;
+    p->dtype = a, p->b_dtype.reset();
+    return true;
+  }
+  if (!parse_dtype(s.substr(0, x), &a) || !parse_dtype(s.substr(x + 1), &b)) return false;
+  p->dtype = a;
+  if (b == a) p->b_dtype.reset();
+  else p->b_dtype = b;
+  return true;
+}
+
 std::string case_name(std::string_view kernel, Problem const& p) {
   char buf[160];
   std::snprintf(buf, sizeof buf, "%.*s/%s/%s/%lldx%lldx%lld", int(kernel.size()), kernel.data(),
-                to_string(p.dtype), layout_string(p).c_str(), (long long)p.m, (long long)p.n,
+                input_types(p).c_str(), layout_string(p).c_str(), (long long)p.m, (long long)p.n,
                 (long long)p.k);
   return buf;
 }

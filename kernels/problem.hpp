@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -27,11 +28,17 @@ struct Problem {
   OpKind op = OpKind::add;
   DType dtype = DType::f32;      // A and B (and C, D for add)
   DType out_dtype = DType::f32;  // C and D
+  std::optional<DType> b_dtype;  // gemm: B's type where it differs from A's (the 8-bit pairs e4m3 x e5m2)
   std::int64_t m = 0, n = 0, k = 0;
   Order a = Order::col, b = Order::col, c = Order::col;  // c: the order of C and D
   std::int64_t lda = 0, ldb = 0, ldc = 0;                // 0: the smallest legal value
   double alpha = 1.0, beta = 0.0;
 };
+
+// B's type: b_dtype, else dtype.
+inline DType b_type(Problem const& p) { return p.b_dtype.value_or(p.dtype); }
+// Whether A (and so B) is an 8-bit type: e4m3 or e5m2.
+inline bool is_8bit(DType t) { return t == DType::e4m3 || t == DType::e5m2; }
 
 // Rows and columns of each operand as stored, and the smallest legal leading dimension.
 std::int64_t rows_a(Problem const&);
@@ -41,7 +48,12 @@ std::int64_t cols_b(Problem const&);
 std::int64_t min_ld(Order, std::int64_t rows, std::int64_t cols);
 // Fill leading dimensions left at 0 with their smallest legal values.
 Problem with_default_lds(Problem);
-// "<kernel>/<dtype>/<layout>/<M>x<N>x<K>", the NVTX range and benchmark name of a case.
+// The input types as a case names them: A's dtype ("bf16", "e4m3"), or "<A>x<B>" where B's differs
+// ("e4m3xe5m2").
+std::string input_types(Problem const&);
+// Sets dtype and b_dtype from input_types()'s form; false (p unchanged) on an unknown name.
+bool parse_input_types(std::string_view, Problem* p);
+// "<kernel>/<input types>/<layout>/<M>x<N>x<K>", the NVTX range and benchmark name of a case.
 std::string case_name(std::string_view kernel, Problem const&);
 // Layout string: the orders of A, B, C, e.g. "ccc" or "rcr".
 std::string layout_string(Problem const&);
@@ -57,6 +69,9 @@ struct Operands {
   // it between calls; two launches in flight at once need one each.
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
+  // 8-bit gemm inputs' per-tensor scales: device pointers to one fp32 each (null: 1).
+  float const* scale_a = nullptr;
+  float const* scale_b = nullptr;
 };
 
 // The GPU a kernel's model plans for when no GPU is asked (loom-bench --mode=enumerate's --sms and

@@ -8,6 +8,12 @@
 // op(A) = A^T is Loom's Order::row with the same pointer and leading dimension. A and B are f32, f16
 // or bf16; D and C are the input's type, or f32 for f16 and bf16 inputs. C may alias D.
 //
+// 8-bit inputs (e4m3, e5m2; compute capability 9.0): D = alpha * (scale_a A)(scale_b B) + beta*C,
+// the scales per tensor (GemmScales), accumulation in fp32, D and C bf16, f16 or f32. A and B are
+// e4m3 x e4m3, e4m3 x e5m2 or e5m2 x e4m3 (GemmDesc::b_type), both k-major (A row-major, B
+// column-major: cuBLASLt's "TN"), with leading dimensions a multiple of 16 and 16-byte aligned
+// bases: the cases Hopper's TMA and wgmma read. Other 8-bit cases are not_supported.
+//
 // What a call promises:
 //   - It returns a Status: ok(), or a code and a one-line message that names the argument at fault
 //     (a null pointer, a size, a leading dimension too small, an unsupported combination, a
@@ -30,10 +36,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 namespace loom {
 
-enum class DType { f32, f16, bf16 };
+enum class DType { f32, f16, bf16, e4m3, e5m2 };  // e4m3: OCP E4M3FN; e5m2: OCP E5M2
 enum class Order { col, row };  // col: element (i,j) at i + j*ld; row: at i*ld + j
 
 enum class StatusCode {
@@ -72,6 +79,7 @@ struct GemmDesc {
   std::int64_t m = 0, n = 0, k = 0;
   DType ab_type = DType::bf16;  // A and B
   DType cd_type = DType::bf16;  // C and D
+  std::optional<DType> b_type;  // B's type where it differs from A's (ab_type): the 8-bit pairs
   Order a_order = Order::col, b_order = Order::col, cd_order = Order::col;
   std::int64_t lda = 0, ldb = 0, ldc = 0;
 };
@@ -80,11 +88,18 @@ struct GemmDesc {
 // pointers' alignment (16-byte aligned, e.g. from cudaMalloc).
 Status gemm_workspace_size(GemmDesc const& desc, std::size_t* bytes) noexcept;
 
-// D = alpha * A * B + beta * C in `stream`. C is not read when beta == 0 (it may then be null). An
-// M or N of 0 is a call that does nothing. `workspace` holds workspace_bytes bytes the call may use
-// until it completes in the stream.
+// 8-bit inputs' per-tensor scales: device pointers to one fp32 each, read when the kernel runs (so
+// a captured graph replays with the values of the moment); null means 1. Ignored for other inputs.
+struct GemmScales {
+  float const* a = nullptr;
+  float const* b = nullptr;
+};
+
+// D = alpha * A * B + beta * C in `stream` (8-bit A and B scaled by `scales`). C is not read when
+// beta == 0 (it may then be null). An M or N of 0 is a call that does nothing. `workspace` holds
+// workspace_bytes bytes the call may use until it completes in the stream.
 Status gemm(GemmDesc const& desc, float alpha, void const* a, void const* b, float beta, void const* c, void* d,
-            void* workspace, std::size_t workspace_bytes, cudaStream_t stream) noexcept;
+            void* workspace, std::size_t workspace_bytes, cudaStream_t stream, GemmScales const& scales = {}) noexcept;
 
 // D = alpha * A + beta * B over m x n, all three of one dtype, each with its own order and leading
 // dimension (0: packed). B is not read when beta == 0 (it may then be null).
