@@ -86,13 +86,17 @@ Status check_size(char const* what, std::int64_t v) noexcept {
   return Status();
 }
 
-bool known(DType t) { return t == DType::f32 || t == DType::f16 || t == DType::bf16; }
+bool known(DType t) {
+  return t == DType::f32 || t == DType::f16 || t == DType::bf16 || t == DType::e4m3 || t == DType::e5m2;
+}
 bool known(Order o) { return o == Order::col || o == Order::row; }
 
 Problem gemm_problem(GemmDesc const& d) {
   Problem p;
   p.op = OpKind::gemm;
   p.dtype = d.ab_type, p.out_dtype = d.cd_type;
+  if (d.b_type && *d.b_type != d.ab_type) p.b_dtype = *d.b_type;
+  p.fast_accum = d.fast_accum;
   p.m = d.m, p.n = d.n, p.k = d.k;
   p.a = d.a_order, p.b = d.b_order, p.c = d.cd_order;
   p.lda = d.lda, p.ldb = d.ldb, p.ldc = d.ldc;
@@ -103,18 +107,31 @@ Problem gemm_problem(GemmDesc const& d) {
 Status check_gemm_desc(GemmDesc const& d, bool* empty) noexcept {
   for (auto [what, v] : {std::pair{"m", d.m}, std::pair{"n", d.n}, std::pair{"k", d.k}})
     if (Status s = check_size(what, v); !s.ok()) return s;
-  if (!known(d.ab_type) || !known(d.cd_type)) return fail(StatusCode::invalid_value, "ab_type or cd_type is not a loom::DType");
+  if (!known(d.ab_type) || !known(d.cd_type) || (d.b_type && !known(*d.b_type)))
+    return fail(StatusCode::invalid_value, "ab_type, b_type or cd_type is not a loom::DType");
   if (!known(d.a_order) || !known(d.b_order) || !known(d.cd_order))
     return fail(StatusCode::invalid_value, "a_order, b_order or cd_order is not a loom::Order");
   if (Status s = check_ld("lda", d.lda, d.a_order, d.m, d.k); !s.ok()) return s;
   if (Status s = check_ld("ldb", d.ldb, d.b_order, d.k, d.n); !s.ok()) return s;
   if (Status s = check_ld("ldc", d.ldc, d.cd_order, d.m, d.n); !s.ok()) return s;
   // The combinations validate checks against cuBLAS: fp32 in and out; f16 and bf16 in, out in the
-  // same type or fp32.
-  bool const pair_ok = d.ab_type == DType::f32 ? d.cd_type == DType::f32 : d.cd_type == d.ab_type || d.cd_type == DType::f32;
+  // same type or fp32; 8-bit in (A and B may differ), out bf16, f16 or f32.
+  DType const b_type = d.b_type.value_or(d.ab_type);
+  bool const eight = is_8bit(d.ab_type) && is_8bit(b_type);
+  if (b_type != d.ab_type && !eight)
+    return fail(StatusCode::not_supported, "ab_type %s with b_type %s: A and B have one type unless both are 8-bit (e4m3, e5m2)",
+                name_of(d.ab_type), name_of(b_type));
+  bool const pair_ok = eight                        ? d.cd_type == DType::bf16 || d.cd_type == DType::f16 || d.cd_type == DType::f32
+                       : d.ab_type == DType::f32    ? d.cd_type == DType::f32
+                                                    : d.cd_type == d.ab_type || d.cd_type == DType::f32;
   if (!pair_ok)
-    return fail(StatusCode::not_supported, "ab_type %s with cd_type %s is not supported (f32->f32, f16->f16|f32, bf16->bf16|f32)",
+    return fail(StatusCode::not_supported,
+                "ab_type %s with cd_type %s is not supported (f32->f32, f16->f16|f32, bf16->bf16|f32, e4m3|e5m2->bf16|f16|f32)",
                 name_of(d.ab_type), name_of(d.cd_type));
+  // The 8-bit rules are the device's (k-major TN, leading dimensions of 16 bytes), but they hold on
+  // any device, so they are named before one is looked for.
+  if (eight)
+    if (std::string const why = sm90::check(gemm_problem(d)); !why.empty()) return fail(StatusCode::not_supported, "%s", why.c_str());
   *empty = d.m == 0 || d.n == 0;
   if (!*empty && d.k == 0)
     return fail(StatusCode::not_supported, "k=0 (D = beta*C, no product) is not supported");
@@ -156,7 +173,7 @@ Status gemm_workspace_size(GemmDesc const& desc, std::size_t* bytes) noexcept tr
 }
 
 Status gemm(GemmDesc const& desc, float alpha, void const* a, void const* b, float beta, void const* c, void* d,
-            void* workspace, std::size_t workspace_bytes, cudaStream_t stream) noexcept try {
+            void* workspace, std::size_t workspace_bytes, cudaStream_t stream, GemmScales const& scales) noexcept try {
   bool empty = false;
   if (Status s = check_gemm_desc(desc, &empty); !s.ok() || empty) return s;
   if (a == nullptr) return fail(StatusCode::invalid_value, "a is null");
@@ -165,6 +182,10 @@ Status gemm(GemmDesc const& desc, float alpha, void const* a, void const* b, flo
   if (c == nullptr && beta != 0.f) return fail(StatusCode::invalid_value, "c is null and beta=%g is not 0", double(beta));
   if (workspace == nullptr && workspace_bytes > 0)
     return fail(StatusCode::invalid_value, "workspace is null and workspace_bytes=%zu", workspace_bytes);
+  if (is_8bit(desc.ab_type)) {  // only TMA reads them: no kernel takes another alignment
+    if (reinterpret_cast<std::uintptr_t>(a) % 16 != 0) return fail(StatusCode::not_supported, "8-bit a is not 16-byte aligned");
+    if (reinterpret_cast<std::uintptr_t>(b) % 16 != 0) return fail(StatusCode::not_supported, "8-bit b is not 16-byte aligned");
+  }
   int dev = 0, cc = 0;
   if (Status s = current_device(&dev, &cc); !s.ok()) return s;
   Problem p = gemm_problem(desc);
@@ -181,6 +202,7 @@ Status gemm(GemmDesc const& desc, float alpha, void const* a, void const* b, flo
   Operands ops;
   ops.a = a, ops.b = b, ops.c = beta != 0.f ? c : d, ops.d = d;  // C is not read when beta == 0
   ops.workspace = workspace, ops.workspace_bytes = workspace_bytes;
+  if (is_8bit(p.dtype)) ops.scale_a = scales.a, ops.scale_b = scales.b;
   cudaError_t e = dispatch::gemm(p, ops, stream, cc);
   if (e == cudaSuccess) e = cudaGetLastError();
   return cuda_status(e);

@@ -5,6 +5,7 @@
 //   fp16, bf16 on compute capability 9.0  -> sm90 (which picks its tile shape, split-K and swap, and
 //                                            falls back to sm80 where TMA cannot read A or B)
 //   fp16, bf16 elsewhere (8.x, and 9.x+ without an sm_90a build)  -> sm80
+//   e4m3, e5m2 (per-tensor scales)        -> sm90 on compute capability 9.0 only
 // Its path (validate's [path], bench's path=) names the kernel and that kernel's own path. The
 // library's loom::gemm (kernels/api.cpp) checks the arguments and calls dispatch::gemm; the catalog's
 // entry calls loom::gemm.
@@ -35,6 +36,7 @@ int device_cc() {
 enum class Target { fma, sm80, sm90 };
 Target target(Problem const& p, int cc) {
   if (p.dtype == DType::f32) return Target::fma;
+  if (is_8bit(p.dtype)) return Target::sm90;  // check() refuses it elsewhere
   return cc == 90 ? Target::sm90 : Target::sm80;
 }
 // The compute capability target() needs for p: none for fp32, which runs on fma everywhere.
@@ -57,7 +59,7 @@ GemmDesc desc_of(Problem const& p) { return dispatch::gemm_desc(p); }
 
 Status launch(Problem const& p, Operands const& ops, cudaStream_t stream) {
   return loom::gemm(desc_of(p), float(p.alpha), ops.a, ops.b, float(p.beta), ops.c, ops.d, ops.workspace,
-                    ops.workspace_bytes, stream);
+                    ops.workspace_bytes, stream, GemmScales{ops.scale_a, ops.scale_b});
 }
 
 std::size_t workspace(Problem const& p, std::string const&) {
@@ -73,12 +75,19 @@ GemmDesc gemm_desc(Problem const& p) {
   GemmDesc d;
   d.m = p.m, d.n = p.n, d.k = p.k;
   d.ab_type = p.dtype, d.cd_type = p.out_dtype;
+  d.b_type = p.b_dtype;
+  d.fast_accum = p.fast_accum;
   d.a_order = p.a, d.b_order = p.b, d.cd_order = p.c;
   d.lda = p.lda, d.ldb = p.ldb, d.ldc = p.ldc;
   return d;
 }
 
 std::string check(Problem const& p, int cc) {
+  if (b_type(p) != p.dtype && !(is_8bit(p.dtype) && is_8bit(b_type(p))))
+    return std::string("A ") + to_string(p.dtype) + " with B " + to_string(b_type(p)) +
+           ": A and B have one type, unless both are 8-bit (e4m3, e5m2)";
+  if ((is_8bit(p.dtype) || is_8bit(b_type(p))) && cc != 90)
+    return "8-bit inputs (e4m3, e5m2) run on compute capability 9.0 only (sm_90a's wgmma)";
   switch (target(p, cc)) {
     case Target::fma: return sgemm_fma::check(p);
     case Target::sm80: return sm80::check(p);
@@ -110,8 +119,9 @@ std::size_t workspace_size(Problem p, int cc, bool any_beta) {
 }  // namespace dispatch
 
 KernelInfo gemm_kernel_info() {
-  KernelInfo k{"gemm", OpKind::gemm, {DType::f32, DType::f16, DType::bf16}, 80,
-               "the entry point: fma for fp32; sm90 on compute capability 9.0, else sm80, for fp16 and bf16",
+  KernelInfo k{"gemm", OpKind::gemm, {DType::f32, DType::f16, DType::bf16, DType::e4m3, DType::e5m2}, 80,
+               "the entry point: fma for fp32; sm90 on compute capability 9.0, else sm80, for fp16 and bf16; "
+               "sm90 for e4m3 and e5m2 (compute capability 9.0, per-tensor scales)",
                [](Problem const& p) { return dispatch::check(p, cc_for(p)); }, launch};
   k.workspace_size = workspace;
   k.path = path;

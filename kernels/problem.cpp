@@ -70,21 +70,27 @@ bool parse_layout(std::string_view s, Problem* p) {
 std::string input_types(Problem const& p) {
   std::string s = to_string(p.dtype);
   if (b_type(p) != p.dtype) s = s + "x" + to_string(b_type(p));
+  if (p.fast_accum && is_8bit(p.dtype)) s += "-fast";
   return s;
 }
 
 bool parse_input_types(std::string_view s, Problem* p) {
+  constexpr std::string_view kFast = "-fast";
+  bool const fast = s.size() > kFast.size() && s.substr(s.size() - kFast.size()) == kFast;
+  if (fast) s.remove_suffix(kFast.size());
   DType a, b;
   std::size_t const x = s.find('x');
   if (x == std::string_view::npos) {
     if (!parse_dtype(s, &a)) return false;
-    p->dtype = a, p->b_dtype.reset();
-    return true;
+    b = a;
+  } else if (!parse_dtype(s.substr(0, x), &a) || !parse_dtype(s.substr(x + 1), &b)) {
+    return false;
   }
-  if (!parse_dtype(s.substr(0, x), &a) || !parse_dtype(s.substr(x + 1), &b)) return false;
+  if (fast && !is_8bit(a)) return false;
   p->dtype = a;
   if (b == a) p->b_dtype.reset();
   else p->b_dtype = b;
+  p->fast_accum = fast;
   return true;
 }
 

@@ -29,6 +29,7 @@ struct Problem {
   DType dtype = DType::f32;      // A and B (and C, D for add)
   DType out_dtype = DType::f32;  // C and D
   std::optional<DType> b_dtype;  // gemm: B's type where it differs from A's (the 8-bit pairs e4m3 x e5m2)
+  bool fast_accum = false;       // gemm, 8-bit inputs: no promotion of the partial sums (GemmDesc::fast_accum)
   std::int64_t m = 0, n = 0, k = 0;
   Order a = Order::col, b = Order::col, c = Order::col;  // c: the order of C and D
   std::int64_t lda = 0, ldb = 0, ldc = 0;                // 0: the smallest legal value
@@ -49,9 +50,10 @@ std::int64_t min_ld(Order, std::int64_t rows, std::int64_t cols);
 // Fill leading dimensions left at 0 with their smallest legal values.
 Problem with_default_lds(Problem);
 // The input types as a case names them: A's dtype ("bf16", "e4m3"), or "<A>x<B>" where B's differs
-// ("e4m3xe5m2").
+// ("e4m3xe5m2"), and "-fast" after 8-bit types in the fast accumulation mode ("e4m3-fast").
 std::string input_types(Problem const&);
-// Sets dtype and b_dtype from input_types()'s form; false (p unchanged) on an unknown name.
+// Sets dtype, b_dtype and fast_accum from input_types()'s form; false (p unchanged) on an unknown
+// name, or "-fast" after 16- or 32-bit types.
 bool parse_input_types(std::string_view, Problem* p);
 // "<kernel>/<input types>/<layout>/<M>x<N>x<K>", the NVTX range and benchmark name of a case.
 std::string case_name(std::string_view kernel, Problem const&);

@@ -121,6 +121,16 @@ TEST(Api, EachBadArgumentIsNamed) {
   cases.push_back({d, "ab_type bf16 with cd_type f16", StatusCode::not_supported});
   d = small_desc(), d.k = 0, cases.push_back({d, "k=0", StatusCode::not_supported});
   d = small_desc(), d.ab_type = static_cast<DType>(7), cases.push_back({d, "not a loom::DType", StatusCode::invalid_value});
+  // 8-bit inputs: the pairs, outputs, layouts and leading dimensions Hopper's TMA and wgmma read.
+  GemmDesc tn = small_desc();
+  tn.ab_type = DType::e4m3, tn.a_order = Order::row, tn.b_order = Order::col;
+  d = tn, d.ab_type = DType::e5m2, d.b_type = DType::e5m2, cases.push_back({d, "e5m2 x e5m2 is not supported", StatusCode::not_supported});
+  d = tn, d.cd_type = DType::e4m3, cases.push_back({d, "ab_type e4m3 with cd_type e4m3", StatusCode::not_supported});
+  d = tn, d.a_order = Order::col, cases.push_back({d, "must be k-major", StatusCode::not_supported});
+  d = tn, d.b_order = Order::row, cases.push_back({d, "must be k-major", StatusCode::not_supported});
+  d = tn, d.lda = 24, cases.push_back({d, "lda must be a multiple of 16", StatusCode::not_supported});
+  d = tn, d.k = 40, cases.push_back({d, "lda must be a multiple of 16", StatusCode::not_supported});  // packed: lda = k
+  d = tn, d.ab_type = DType::bf16, d.b_type = DType::e4m3, cases.push_back({d, "A and B have one type", StatusCode::not_supported});
   for (Bad const& b : cases) {
     Status const s = call(b.d);
     EXPECT_EQ(s.code(), b.code) << b.needle << " / " << s.message();

@@ -1,7 +1,7 @@
 // Device test of sm90's 8-bit path (kernels/sm90/launch.cuh's launch_instance_fp8): the whole
 // kernel (TMA loads of e4m3/e5m2 k-major A and B, the m64nNk32 wgmmas, the tensor scales, split-K
-// and both epilogues) against an fp64 reference over the dequantized inputs. The library does not
-// dispatch 8-bit inputs yet; this is the kernel's own check. Each case needs a compute capability
+// and both epilogues) against an fp64 reference over the dequantized inputs: the kernel's own check,
+// on the library's instances, below the plan and loom::gemm. Each case needs a compute capability
 // 9.0 GPU and reports Skipped without one.
 //
 // Inputs are random 8-bit values (never zero rows, never NaN); D is poisoned (0xFF bytes) before
@@ -23,14 +23,6 @@
 #include "harness/harness.hpp"
 #include "kernels/sm90/launch.cuh"
 
-namespace loom::sm90 {
-// The instances this test runs: 128x128 (2x1 clusters, split-K) and 128x256, e4m3 x e4m3; 128x128
-// e5m2 x e4m3.
-template cudaError_t launch_instance_fp8<1, WgmmaType::kE4M3, WgmmaType::kE4M3>(Args const&, Schedule const&, cudaStream_t, Refusal*);
-template cudaError_t launch_instance_fp8<1, WgmmaType::kE5M2, WgmmaType::kE4M3>(Args const&, Schedule const&, cudaStream_t, Refusal*);
-template cudaError_t launch_instance_fp8<0, WgmmaType::kE4M3, WgmmaType::kE4M3>(Args const&, Schedule const&, cudaStream_t, Refusal*);
-}  // namespace loom::sm90
-
 namespace {
 
 using namespace loom;
@@ -45,12 +37,17 @@ struct Case {
   int splits;
   DType out;
   float alpha, sa, sb;
+  bool promote = false;  // the accurate mode
 };
 
 cudaError_t launch(Case const& c, Args const& args, Schedule const& s, Refusal* r) {
-  if (c.shape == 1 && c.ta == WgmmaType::kE4M3) return launch_instance_fp8<1, WgmmaType::kE4M3, WgmmaType::kE4M3>(args, s, nullptr, r);
-  if (c.shape == 1 && c.ta == WgmmaType::kE5M2) return launch_instance_fp8<1, WgmmaType::kE5M2, WgmmaType::kE4M3>(args, s, nullptr, r);
-  return launch_instance_fp8<0, WgmmaType::kE4M3, WgmmaType::kE4M3>(args, s, nullptr, r);
+  constexpr WgmmaType k43 = WgmmaType::kE4M3, k52 = WgmmaType::kE5M2;
+  if (c.shape == 1 && c.ta == k43) return c.promote ? launch_instance_fp8<1, k43, k43, true>(args, s, nullptr, r)
+                                                    : launch_instance_fp8<1, k43, k43, false>(args, s, nullptr, r);
+  if (c.shape == 1 && c.ta == k52) return c.promote ? launch_instance_fp8<1, k52, k43, true>(args, s, nullptr, r)
+                                                    : launch_instance_fp8<1, k52, k43, false>(args, s, nullptr, r);
+  if (c.shape == 17) return launch_instance_fp8<17, k43, k43, true>(args, s, nullptr, r);
+  return launch_instance_fp8<0, k43, k43, false>(args, s, nullptr, r);
 }
 
 double decode(WgmmaType t, std::uint8_t b) {
@@ -69,7 +66,7 @@ std::vector<std::uint8_t> random_fp8(WgmmaType t, std::size_t count, std::uint64
 
 void run_case(Case const& c) {
   SCOPED_TRACE(std::string(kTileShapes[c.shape].name) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
-               std::to_string(c.k) + " splits " + std::to_string(c.splits));
+               std::to_string(c.k) + " splits " + std::to_string(c.splits) + (c.promote ? " promoted" : ""));
   int dev = 0, sms = 0;
   CUDA_OK(cudaGetDevice(&dev));
   CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -103,6 +100,7 @@ void run_case(Case const& c) {
   args.pair_d = false;
   args.d_col = false;
   args.scale_a = dscale, args.scale_b = dscale + 1;
+  args.promote = c.promote;
   void* ws = nullptr;
   if (s.splits > 1) {
     std::size_t const counters = std::size_t(s.partial_bytes() + 255) / 256 * 256;
@@ -120,12 +118,15 @@ void run_case(Case const& c) {
 
   double const u = c.out == DType::f32 ? std::ldexp(1.0, -24) : std::ldexp(1.0, -8), tol = std::ldexp(1.0, -10);
   double const scale = double(c.alpha) * c.sa * c.sb;
+  std::vector<double> av(a.size()), bv(b.size());  // decoded once: the reference's loop stays plain arithmetic
+  for (std::size_t i = 0; i < a.size(); ++i) av[i] = decode(c.ta, a[i]);
+  for (std::size_t i = 0; i < b.size(); ++i) bv[i] = decode(c.tb, b[i]);
   std::int64_t bad = 0;
   for (std::int64_t i = 0; i < c.m; ++i)
     for (std::int64_t j = 0; j < c.n; ++j) {
       double ref = 0, mag = 0;
       for (std::int64_t kk = 0; kk < c.k; ++kk) {
-        double const p = decode(c.ta, a[std::size_t(i * lda + kk)]) * decode(c.tb, b[std::size_t(j * lda + kk)]);
+        double const p = av[std::size_t(i * lda + kk)] * bv[std::size_t(j * lda + kk)];
         ref += p, mag += std::fabs(p);
       }
       ref *= scale, mag *= std::fabs(scale);
@@ -159,7 +160,11 @@ TEST(Sm90Fp8Device, PerTensorScalesOnRaggedShapes) {
                         Case{1, WgmmaType::kE4M3, WgmmaType::kE4M3, 300, 520, 1000, 1, DType::bf16, 1.5f, 0.5f, 2.f},
                         Case{1, WgmmaType::kE4M3, WgmmaType::kE4M3, 129, 1031, 4096, 3, DType::f32, 0.75f, 0.25f, 3.f},
                         Case{1, WgmmaType::kE5M2, WgmmaType::kE4M3, 200, 384, 777, 1, DType::bf16, 1.f, 0.125f, 4.f},
-                        Case{0, WgmmaType::kE4M3, WgmmaType::kE4M3, 640, 1100, 2048, 1, DType::bf16, 1.f, 1.f, 0.5f}})
+                        Case{0, WgmmaType::kE4M3, WgmmaType::kE4M3, 640, 1100, 2048, 1, DType::bf16, 1.f, 1.f, 0.5f},
+                        // The accurate mode: whole, split, and 128x144 (one CTA a cluster).
+                        Case{1, WgmmaType::kE4M3, WgmmaType::kE4M3, 300, 520, 1000, 1, DType::bf16, 1.5f, 0.5f, 2.f, true},
+                        Case{1, WgmmaType::kE5M2, WgmmaType::kE4M3, 129, 1031, 4096, 3, DType::f32, 0.75f, 0.25f, 3.f, true},
+                        Case{17, WgmmaType::kE4M3, WgmmaType::kE4M3, 200, 400, 1500, 1, DType::f32, 1.f, 1.f, 1.f, true}})
     run_case(c);
 }
 

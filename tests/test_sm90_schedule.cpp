@@ -13,6 +13,7 @@
 #include "kernels/sm90/plan.hpp"
 #include "kernels/sm90/schedule.hpp"
 #include "kernels/sm90/tile_menu.hpp"
+#include "kernels/sm90/instances_8bit.hpp"
 #include "kernels/sm90_instances.inc"
 
 namespace loom::sm90 {
@@ -193,6 +194,29 @@ TEST(Sm90Instances, EveryPlanHasItsInstanceAndNoOtherIsBuilt) {
       for (bool bk : {true, false})
         if (tile_takes(kTileShapes[s], ak, bk)) takes.insert({s, ak, bk});
   EXPECT_EQ(built, takes);
+}
+
+// The 8-bit instances: each a shape built for k-major operands, once; every pair cuBLASLt takes
+// (e4m3 x e4m3, e4m3 x e5m2, e5m2 x e4m3) in both modes, each pair both ways round (a swapped plan
+// trades A's and B's types), and the accurate mode only where both sets of accumulators fit.
+TEST(Sm90Instances, The8BitInstancesCoverEveryPairAndMode) {
+  std::set<std::tuple<int, WgmmaType, WgmmaType, bool>> seen;
+  for (Instance8Bit const& i : kInstances8Bit) {
+    ASSERT_TRUE(i.shape >= 0 && i.shape < kTileShapeCount);
+    EXPECT_TRUE(tile_takes(kTileShapes[i.shape], true, true)) << kTileShapes[i.shape].name;
+    EXPECT_TRUE(seen.insert({i.shape, i.a, i.b, i.promote}).second) << "built twice: " << kTileShapes[i.shape].name;
+    EXPECT_FALSE(i.a == WgmmaType::kE5M2 && i.b == WgmmaType::kE5M2);
+    if (i.promote) EXPECT_LE(kTileShapes[i.shape].bn, 144) << kTileShapes[i.shape].name;
+  }
+  constexpr WgmmaType k43 = WgmmaType::kE4M3, k52 = WgmmaType::kE5M2;
+  for (auto [a, b] : {std::pair{k43, k43}, std::pair{k43, k52}, std::pair{k52, k43}})
+    for (bool promote : {false, true}) {
+      // Some 128-row and some 64-row tile for every pair and mode (the plan needs a candidate).
+      bool rows128 = false, rows64 = false;
+      for (int s = 0; s < kTileShapeCount; ++s)
+        if (built_8bit(s, a, b, promote)) (kTileShapes[s].bm == 128 ? rows128 : rows64) = true;
+      EXPECT_TRUE(rows128 && rows64) << int(a) << " x " << int(b) << (promote ? " accurate" : " fast");
+    }
 }
 
 }  // namespace

@@ -93,12 +93,11 @@ struct EpilogueConfig {
 // warpgroup.
 template <class T, int kBN, int kConsumers, class Acc>
 __device__ __forceinline__ void store_d_tma(Params const& p, Acc const& acc, int m, int n, int w, int tid,
-                                            SmemBuffer buffers, unsigned char* buffers_ptr, int& stores) {
+                                            SmemBuffer buffers, unsigned char* buffers_ptr, int& stores, float alpha) {
   using E = EpilogueConfig<T, kBN>;
   using P = typename Pair<T>::type;
   bool const leader = tid % 128 == 0;
   auto const cD = make_identity_tensor(p.ep.cd_shape);  // (M,N) -> (m,n)
-  float const alpha = p.ep.alpha;
 #pragma unroll
   for (int j = 0; j < E::kSubtiles; ++j) {
     int const buf = stores % kEpiBuffers;
@@ -170,35 +169,41 @@ __device__ __forceinline__ bool split_k_fixup(Acc& acc, float* slots, int slot_s
   return true;
 }
 
-// The epilogue of consumer warpgroup w for CTA tile (m, n): D from acc by TMA store or direct
-// store, in D's type. `stores` counts the warpgroup's TMA stores (store_d_tma).
+// The epilogue of consumer warpgroup w for CTA tile (m, n): D = alpha acc (+ beta C) by TMA store
+// or direct store, in D's type. alpha: p.ep.alpha, times the 8-bit inputs' scales. `stores` counts
+// the warpgroup's TMA stores (store_d_tma).
 template <class Cfg, class Acc>
 __device__ __forceinline__ void store_tile(Params const& p, Smem<Cfg> const& smem, Acc const& acc, int m, int n, int w,
-                                           int tid, int& stores) {
+                                           int tid, int& stores, float alpha) {
   constexpr int kBN = Cfg::kBN, kConsumers = Cfg::kConsumers;
+  EpilogueArgs ep = p.ep;
+  ep.alpha = alpha;
   if constexpr (Cfg::T::kTmaStore) {
     if (p.tma_store) {
       SmemBuffer const buffers = smem.epilogue(w);
       unsigned char* const buffers_ptr = smem.epilogue_ptr(w);
       switch (p.out) {
-        case DType::f32: store_d_tma<float, kBN, kConsumers>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores); break;
-        case DType::f16: store_d_tma<__half, kBN, kConsumers>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores); break;
-        case DType::bf16: store_d_tma<__nv_bfloat16, kBN, kConsumers>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores); break;
+        case DType::f32: store_d_tma<float, kBN, kConsumers>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores, alpha); break;
+        case DType::f16: store_d_tma<__half, kBN, kConsumers>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores, alpha); break;
+        case DType::bf16: store_d_tma<__nv_bfloat16, kBN, kConsumers>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores, alpha); break;
+        default: break;  // D is never 8-bit (kernels/sm90/sm90.cu's check)
       }
       return;
     }
   }
   if (p.ep.d_col) {
     switch (p.out) {
-      case DType::f32: store_d<Cfg::kMma, Cfg::kTileC, float, true>(p.ep, acc, m, n, tid); break;
-      case DType::f16: store_d<Cfg::kMma, Cfg::kTileC, __half, true>(p.ep, acc, m, n, tid); break;
-      case DType::bf16: store_d<Cfg::kMma, Cfg::kTileC, __nv_bfloat16, true>(p.ep, acc, m, n, tid); break;
+      case DType::f32: store_d<Cfg::kMma, Cfg::kTileC, float, true>(ep, acc, m, n, tid); break;
+      case DType::f16: store_d<Cfg::kMma, Cfg::kTileC, __half, true>(ep, acc, m, n, tid); break;
+      case DType::bf16: store_d<Cfg::kMma, Cfg::kTileC, __nv_bfloat16, true>(ep, acc, m, n, tid); break;
+      default: break;
     }
   } else {
     switch (p.out) {
-      case DType::f32: store_d<Cfg::kMma, Cfg::kTileC, float>(p.ep, acc, m, n, tid); break;
-      case DType::f16: store_d<Cfg::kMma, Cfg::kTileC, __half>(p.ep, acc, m, n, tid); break;
-      case DType::bf16: store_d<Cfg::kMma, Cfg::kTileC, __nv_bfloat16>(p.ep, acc, m, n, tid); break;
+      case DType::f32: store_d<Cfg::kMma, Cfg::kTileC, float>(ep, acc, m, n, tid); break;
+      case DType::f16: store_d<Cfg::kMma, Cfg::kTileC, __half>(ep, acc, m, n, tid); break;
+      case DType::bf16: store_d<Cfg::kMma, Cfg::kTileC, __nv_bfloat16>(ep, acc, m, n, tid); break;
+      default: break;
     }
   }
 }

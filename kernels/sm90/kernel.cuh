@@ -1,11 +1,11 @@
 // sm90: D = alpha*A*B + beta*C on Hopper tensor cores (sm_90a only): wgmma with both operands in
 // shared memory, TMA loads (multicast across a cluster of two CTAs for the wide tiles), a
 // warp-specialized and persistent pipeline, split-K with a deterministic fixup. A and B are fp16
-// or bf16 (or, through launch_instance_fp8 alone, which gemm does not dispatch yet, e4m3/e5m2
-// k-major with per-tensor scales), accumulation is fp32, C/D are fp16, bf16 or fp32 (Problem::out_dtype). Every operand is
-// row- or column-major with its own leading dimension; C may alias D. Any M, N, K >= 1 whose A and
-// B TMA can read (16-byte aligned bases and leading dimensions); kernels/sm90/sm90.cu sends the rest
-// to sm80 and says so (KernelInfo::path).
+// or bf16, or e4m3/e5m2 k-major with per-tensor scales (launch_instance_fp8); accumulation is fp32,
+// C/D are fp16, bf16 or fp32 (Problem::out_dtype). Every 16-bit operand is row- or column-major
+// with its own leading dimension; C may alias D. Any M, N, K >= 1 whose A and
+// B TMA can read (16-byte aligned bases and leading dimensions); kernels/sm90/sm90.cu sends the
+// other 16-bit cases to sm80 and says so (KernelInfo::path), and refuses the other 8-bit ones.
 //
 // Problem: as in sm80, a column-major D is computed as D^T = B^T A^T (row_major_gemm), so the kernel
 // sees A as (m,k), B as (n,k) and a row-major D. A swapped plan (a small M) trades A and B once
@@ -36,6 +36,8 @@
 // each cluster walks its work units, and all roles of a CTA walk the same sequence.
 #pragma once
 
+#include <type_traits>
+
 #include "kernels/sm90/config.cuh"
 #include "kernels/sm90/epilogue.cuh"
 #include "kernels/sm90/mainloop.cuh"
@@ -47,11 +49,16 @@
 
 namespace loom::sm90 {
 
+struct Empty {};
+
 // The kernel: barriers, a cluster barrier after their init (no CTA may multicast into, or arrive
 // on, a peer that has not initialized its barriers), then the roles. No cluster barrier at the
 // end: a CTA's consumers have waited for every multicast into it, and its producer tail for every
 // peer's last arrival on it, so no peer touches its shared memory once it exits.
-template <class Cfg, WgmmaType kType, WgmmaType kTypeB = kType>
+// kPromote: 8-bit inputs' accurate mode (ConsumerMma::mma_promoted), a kernel of its own: in one
+// with both main loops, the promotion's additions define registers that the other loop's wgmmas
+// accumulate into, and ptxas serializes every wgmma of the kernel (C7515).
+template <class Cfg, WgmmaType kType, WgmmaType kTypeB = kType, bool kPromote = false>
 __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_sm90_kernel(__grid_constant__ Params const p) {
 #if LOOM_SM90A_ENABLED
   static_assert(shared_storage_valid<Cfg>());
@@ -94,18 +101,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_sm90_kernel(__grid_cons
   int const w = tid / 128 - 1;
   ConsumerMma<Cfg, kType, kTypeB> mainloop(pipe, w, tid - 128, rank);
   auto acc = partition_fragment_C<float, Cfg::kMma, make_layout(make_shape(Cfg::kBM, Cfg::kBN))>();  // (2,2,BN/8): the wgmma's D registers
+  [[maybe_unused]] std::conditional_t<kPromote, decltype(acc), Empty> part;  // the accurate mode's k-tile partial
   int stores = 0;  // this warpgroup's TMA stores so far
   for (int u = sched.first(int(blockIdx.x) / Cfg::kCluster); u < sched.units; u += sched.step()) {
     TileScheduler::Work const wk = sched.work(u, rank);
     if (wk.k_begin == wk.k_end) continue;  // a stream-K cluster's unit past its range's last piece
-    mainloop.mma(wk, ring, acc);
-    if constexpr (Cfg::kElemBytes == 1) {
-      // 8-bit inputs: the tensor scales go into the accumulators, before a split's partial is
-      // written, so that the epilogue's alpha and beta are the 16-bit path's.
-      float const s = *p.scale_a * *p.scale_b;
-#pragma unroll
-      for (int i = 0; i < Cfg::kAccs; ++i) acc.data[i] *= s;
-    }
+    if constexpr (kPromote) mainloop.mma_promoted(wk, ring, acc, part);
+    else mainloop.mma(wk, ring, acc);
     if (wk.m >= sched.tiles_m || wk.n >= sched.tiles_n) continue;  // a cluster's second tile may lie past M or N
     if (wk.splits > 1) {
       std::size_t const slot = sched.slot(wk, rank, w);
@@ -113,7 +115,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_sm90_kernel(__grid_cons
                                      p.arrivals + slot, smem.verdict(w), w, tid - 128))
         continue;
     }
-    store_tile<Cfg>(p, smem, acc, wk.m, wk.n, w, tid - 128, stores);
+    // 8-bit inputs: the tensor scales join alpha here, once the splits are summed (the sum is
+    // linear), read when the tile is stored so that no register holds them through the main loop.
+    float alpha = p.ep.alpha;
+    if constexpr (Cfg::kElemBytes == 1) alpha *= (p.scale_a ? *p.scale_a : 1.f) * (p.scale_b ? *p.scale_b : 1.f);
+    store_tile<Cfg>(p, smem, acc, wk.m, wk.n, w, tid - 128, stores, alpha);
   }
   // The last TMA stores have read their buffers before the CTA's shared memory goes (their writes
   // to D complete by the end of the grid).

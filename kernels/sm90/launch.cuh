@@ -21,6 +21,7 @@
 #include "kernels/sm90/params.cuh"
 #include "kernels/sm90/schedule.hpp"
 #include "kernels/sm90/shared_storage.cuh"
+#include "kernels/sm90/instances_8bit.hpp"
 #include "kernels/sm90_instances.inc"
 #include "kernels/tma_copy.hpp"
 #include "layout/tma.hpp"
@@ -46,6 +47,8 @@ struct Args {
   bool after_reset;    // launch as that kernel's programmatic dependent (griddepcontrol)
   float const* scale_a = nullptr;  // 8-bit inputs: Params::scale_a, scale_b
   float const* scale_b = nullptr;
+  DType type_a = DType::bf16, type_b = DType::bf16;  // A's and B's types (the 8-bit path's pair)
+  bool promote = false;  // 8-bit inputs: the accurate mode (launch_instance_fp8's kPromote)
 };
 
 // Why an instance did not launch. `tma`: TMA cannot read A or B (the caller runs sm80 instead, as
@@ -71,6 +74,20 @@ std::string tma_maps(Args const& args, CUtensorMap* a, CUtensorMap* b);
   extern template std::string tma_maps<S, AK, BK>(Args const&, CUtensorMap*, CUtensorMap*);
 LOOM_SM90_INSTANCES(LOOM_SM90_EXTERN)
 #undef LOOM_SM90_EXTERN
+
+// The 8-bit instances (kernels/CMakeLists.txt's loom_instances(sm90_fp8 ...), kInstances8Bit): tile
+// shape kShape with A of wgmma type kTA and B of kTB, both k-major, in the fast (kPromote false) or
+// the accurate mode.
+template <int kShape, WgmmaType kTA, WgmmaType kTB, bool kPromote>
+cudaError_t launch_instance_fp8(Args const& args, Schedule const& sched, cudaStream_t stream, Refusal* refusal);
+template <int kShape, WgmmaType kTA, WgmmaType kTB, bool kPromote>
+std::string tma_maps_fp8(Args const& args, CUtensorMap* a, CUtensorMap* b);
+
+#define LOOM_SM90_FP8_EXTERN(S, TA, TB, P)                                                                          \
+  extern template cudaError_t launch_instance_fp8<S, TA, TB, P>(Args const&, Schedule const&, cudaStream_t, Refusal*); \
+  extern template std::string tma_maps_fp8<S, TA, TB, P>(Args const&, CUtensorMap*, CUtensorMap*);
+LOOM_SM90_FP8_INSTANCES(LOOM_SM90_FP8_EXTERN)
+#undef LOOM_SM90_FP8_EXTERN
 
 // The TMA map of one operand, from its global shape and the box's smem layout, in elements of
 // the operand config's width (2 bytes, or 1 for e4m3/e5m2: tma_copy maps them as UINT8).
@@ -130,9 +147,9 @@ std::string tma_maps(Args const& args, CUtensorMap* a, CUtensorMap* b) {
   return operand_maps<Config<TileConfig<kShape>, kAK, kBK>>(args, a, b);
 }
 
-template <class Cfg, WgmmaType kType, WgmmaType kTypeB = kType>
+template <class Cfg, WgmmaType kType, WgmmaType kTypeB = kType, bool kPromote = false>
 cudaError_t launch_kernel(Params const& p, bool after_reset, cudaStream_t stream) {
-  auto* kernel = gemm_sm90_kernel<Cfg, kType, kTypeB>;
+  auto* kernel = gemm_sm90_kernel<Cfg, kType, kTypeB, kPromote>;
   constexpr int kSmemBytes = SharedStorage<Cfg>::kSmemBytes;
   static std::atomic<std::uint64_t> attr_set{0};  // per device: kernels/per_device.hpp
   if (cudaError_t const e = once_per_device(attr_set, [&] {
@@ -198,22 +215,34 @@ cudaError_t launch_instance(Args const& args, Schedule const& sched, bool bf16, 
 }
 
 // 8-bit inputs: tile shape kShape with e4m3/e5m2 A (kTA) and B (kTB), both k-major, scaled by
-// args.scale_a and args.scale_b; the schedule's k tiles are k_tile_of(1) = 128 elements of K. Not
-// instantiated in the library yet: tests/test_sm90_fp8_device.cu instantiates the ones it runs.
-template <int kShape, WgmmaType kTA, WgmmaType kTB>
+// args.scale_a and args.scale_b (null: 1); the schedule's k tiles are k_tile_of(1) = 128 elements
+// of K; kPromote: the accurate mode (args.promote must say the same).
+template <int kShape, WgmmaType kTA, WgmmaType kTB, bool kPromote>
 cudaError_t launch_instance_fp8(Args const& args, Schedule const& sched, cudaStream_t stream, Refusal* refusal) {
   using Cfg = Config<TileConfig<kShape>, true, true, 1>;
   static_assert(tile_takes(Cfg::T::kTileShape, true, true));
-  if (args.scale_a == nullptr || args.scale_b == nullptr) {
-    if (refusal) refusal->tma = false, refusal->why = "sm90: 8-bit inputs without their scales";
-    return cudaErrorInvalidValue;
+  if (args.promote != kPromote) {
+    if (refusal) refusal->tma = false, refusal->why = "sm90: the 8-bit instance's accumulation mode is not the call's";
+    return cudaErrorInvalidConfiguration;
   }
   Params p{};
   if (cudaError_t const e = fill_params<Cfg>(args, sched, refusal, &p); e != cudaSuccess) return e;
-  return launch_kernel<Cfg, kTA, kTB>(p, args.after_reset, stream);
+  return launch_kernel<Cfg, kTA, kTB, kPromote>(p, args.after_reset, stream);
+}
+
+template <int kShape, WgmmaType kTA, WgmmaType kTB, bool kPromote>
+std::string tma_maps_fp8(Args const& args, CUtensorMap* a, CUtensorMap* b) {
+  return operand_maps<Config<TileConfig<kShape>, true, true, 1>>(args, a, b);
 }
 
 }  // namespace loom::sm90
+
+// One 8-bit instance's explicit instantiation.
+#define LOOM_SM90_FP8_INSTANTIATE(S, TA, TB, P)                                                                  \
+  namespace loom::sm90 {                                                                                            \
+  template cudaError_t launch_instance_fp8<S, TA, TB, P>(Args const&, Schedule const&, cudaStream_t, Refusal*);     \
+  template std::string tma_maps_fp8<S, TA, TB, P>(Args const&, CUtensorMap*, CUtensorMap*);                        \
+  }
 
 // One instance's explicit instantiation (the generated translation units expand it).
 #define LOOM_SM90_INSTANTIATE(S, AK, BK)                                                                           \

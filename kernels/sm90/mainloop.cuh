@@ -148,6 +148,48 @@ struct ConsumerMma {
     wgmma_fence_operand(acc.data);
     if (prev >= 0) pipe.consumer_release(prev, signals);
   }
+
+  // The same with promotion (8-bit inputs, the accurate mode): each k tile's four wgmmas start a
+  // fresh partial in `part`, which is added into `acc` in fp32 once they are done. Hopper's 8-bit
+  // wgmma adds its products into its accumulator with fewer bits than fp32's, so over a long K the
+  // error of one accumulator grows with K; promoted every k tile (128 of K), it grows only with the
+  // number of k tiles, each partial's error bounded by 128 products. The wait for the partial
+  // leaves the tensor cores to the other warpgroup (kLag apart) meanwhile; the stage is released as
+  // soon as its wgmmas are done.
+  template <class Acc>
+  __device__ __forceinline__ void mma_promoted(TileScheduler::Work const& wk, Ring<kStages>& ring, Acc& acc, Acc& part) {
+    static_assert(Cfg::kElemBytes == 1, "promotion is for 8-bit inputs");
+    if (kWgLag > 0 && w == 1 && !started) mbarrier_wait(pipe.smem.start(), 0);
+    for (int kt = wk.k_begin; kt < wk.k_end; ++kt) {
+      int const s = ring.stage;
+      pipe.consumer_wait(ring);
+      wgmma_fence();
+#pragma unroll
+      for (int step = 0; step < Cfg::kKSteps; ++step) {
+        unsigned long long const da = desc_a.advanced(s * A::kDescPerStage + step * A::kDescPerStep).encode();
+        unsigned long long const db = desc_b.advanced(s * B::kDescPerStage + step * B::kDescPerStep).encode();
+        wgmma_ss_k32<kType, kTypeB, Cfg::kBN>(part.data, da, db, step != 0 ? 1 : 0);
+      }
+      wgmma_commit_group();
+      if (kWgLag > 0 && w == 0 && !started && kt + 1 - wk.k_begin == kWgLag) {
+        if (signals) mbarrier_arrive_cluster(pipe.smem.start(), rank);
+        started = true;
+      }
+      wgmma_wait_group<0>();
+      wgmma_fence_operand(part.data);
+      pipe.consumer_release(s, signals);
+      if (kt == wk.k_begin) {
+#pragma unroll
+        for (int i = 0; i < Cfg::kAccs; ++i) acc.data[i] = part.data[i];
+      } else {
+#pragma unroll
+        for (int i = 0; i < Cfg::kAccs; ++i) acc.data[i] += part.data[i];
+      }
+      ring.advance();
+    }
+    if (kWgLag > 0 && w == 0 && !started && signals) mbarrier_arrive_cluster(pipe.smem.start(), rank);  // fewer than kLag k tiles
+    started = true;
+  }
 };
 
 }  // namespace loom::sm90

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/sm90/instances_8bit.hpp"
 #include "kernels/sm90/schedule.hpp"
 #include "kernels/sm90/tile_menu.hpp"
 
@@ -57,6 +58,10 @@ struct PlanInput {
   Residency res;        // the device's SMs and resident clusters (default: an H100's 132 SMs)
   int out_bytes = 2;    // bytes per element of D
   int in_bytes = 2;     // bytes per element of A and B: 2 (f16, bf16) or 1 (e4m3, e5m2: k-major only)
+  // 8-bit inputs: A's and B's types and the accurate mode, which name the instances built for
+  // them (built_8bit, kernels/sm90/instances_8bit.hpp).
+  WgmmaType type_a = WgmmaType::kE4M3, type_b = WgmmaType::kE4M3;
+  bool promote = false;
   bool beta = false;    // C is read
   friend bool operator==(PlanInput const&, PlanInput const&) = default;
 };
@@ -198,7 +203,10 @@ void for_each_plan(PlanInput const& in, Machine const& mc, F&& f) {
     for (int t = 0; t < kTileShapeCount; ++t) {
       TileShape const ts = kTileShapes[t];
       if (!tile_takes(ts, a_k_major, b_k_major) || m < ts.min_m) continue;
-      if (in.in_bytes == 1 && !(a_k_major && b_k_major)) continue;  // wgmma reads 8-bit operands k-major only
+      // wgmma reads 8-bit operands k-major only, and only some shapes are built for them.
+      if (in.in_bytes == 1 && !(a_k_major && b_k_major &&
+                                built_8bit(t, swap ? in.type_b : in.type_a, swap ? in.type_a : in.type_b, in.promote)))
+        continue;
       std::int64_t const wave = in.res.wave(tile_cluster(ts));
       int const kt = k_tile_of(in.in_bytes);
       std::int64_t const k_tiles = ceil_div(in.k, kt);

@@ -53,6 +53,8 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include "kernels/sm90/tile_menu.hpp"  // WgmmaType
+
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define LOOM_SM90A_ENABLED 1
 #else
@@ -145,9 +147,9 @@ __device__ __forceinline__ void wgmma_fence_operand(float (&d)[K]) {
   for (int i = 0; i < K; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-// The input types of wgmma: .bf16 or .f16 for wgmma_ss (A and B the same), .e4m3 or .e5m2 for
-// wgmma_ss_k32 (A and B each either).
-enum class WgmmaType { kBF16, kF16, kE4M3, kE5M2 };
+// The input types of wgmma (WgmmaType, kernels/sm90/tile_menu.hpp, where the host's instance lists
+// read it): .bf16 or .f16 for wgmma_ss (A and B the same), .e4m3 or .e5m2 for wgmma_ss_k32 (A and B
+// each either).
 
 // ---------------------------------------------------------------------------------------------
 // mbarrier (PTX ISA 9.7.13.15 "Parallel Synchronization and Communication Instructions: mbarrier")

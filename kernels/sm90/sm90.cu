@@ -12,10 +12,16 @@
 //
 // Paths (KernelInfo::path, which launch follows from the same plan, schedule and checks, so that
 // what validate and bench report is what ran): "tma <plan>, ..." when TMA can read A and B (16-byte
-// aligned bases, leading dimensions a multiple of 8 elements), otherwise "sm80 (why)", the mma.sync
-// kernel, which takes any alignment. On the TMA path the epilogue is "tma store" (a tile shape that
-// has it, beta == 0, D unswapped, D's base and row stride multiples of 16 bytes) or "direct store
-// (why)", from the registers.
+// aligned bases, leading dimensions multiples of 16 bytes), otherwise "sm80 (why)", the mma.sync
+// kernel, which takes any alignment, for 16-bit inputs, and "none (why)" for 8-bit ones, which only
+// the TMA path reads (loom::gemm refuses those cases before they launch). On the TMA path the
+// epilogue is "tma store" (a tile shape that has it, beta == 0, D unswapped, D's base and row stride
+// multiples of 16 bytes) or "direct store (why)", from the registers.
+//
+// 8-bit inputs (e4m3/e5m2, check() says which): the same plan, schedule (k tiles of 128 elements)
+// and kernel, instantiated per pair of input types and accumulation mode (launch_instance_fp8; the
+// plan weighs the instances built, kernels/sm90/instances_8bit.hpp); the per-tensor scales ride in
+// the parameter block and join alpha in the epilogue.
 //
 // Split-K's partials and arrival counters live in the caller's workspace (Operands::workspace, of
 // workspace_size's bytes): a launch allocates nothing, copies nothing from the host and never
@@ -44,19 +50,26 @@ namespace {
 // there is free: it becomes the other mode's neighbour, contiguous-mode extent rounded up to 16
 // bytes, which TMA takes whatever the leading dimension was. A 1 x K column-major A (ccc at M = 1,
 // lda = 1) is then a k-major row that TMA reads, instead of a case for sm80.
-GmemShape tma_view(GmemShape g) {
+GmemShape tma_view(GmemShape g, int elem_bytes) {
+  int const per16 = 16 / elem_bytes;  // elements in 16 bytes
   for (int i = 0; i < 2; ++i)
-    if (g.shape[i] == 1 && g.stride[1 - i] == 1) g.stride[i] = (g.shape[1 - i] + 7) / 8 * 8;
+    if (g.shape[i] == 1 && g.stride[1 - i] == 1) g.stride[i] = (g.shape[1 - i] + per16 - 1) / per16 * per16;
   return g;
 }
 
 // The kernel's arguments: the problem as row_major_gemm sees it (A and B in their TMA view), plus
-// alpha, beta and D's type.
+// alpha, beta, D's type and the 8-bit inputs' scales and types (A's and B's as the kernel sees them:
+// a column-major D trades A and B).
 Args make_args(Problem const& p, Operands const& ops) {
   RowMajorGemm const g = row_major_gemm(p, ops);
   Args args{};
+  int const es = int(size_of(p.dtype));
   args.a = g.a, args.b = g.b, args.c = ops.c, args.d = ops.d;
-  args.ga = tma_view(g.ga), args.gb = tma_view(g.gb), args.gd = g.gd;
+  args.ga = tma_view(g.ga, es), args.gb = tma_view(g.gb, es), args.gd = g.gd;
+  bool const traded = p.c == Order::col;  // row_major_gemm's D^T = B^T A^T
+  args.scale_a = traded ? ops.scale_b : ops.scale_a, args.scale_b = traded ? ops.scale_a : ops.scale_b;
+  args.type_a = traded ? b_type(p) : p.dtype, args.type_b = traded ? p.dtype : b_type(p);
+  args.promote = loom::is_8bit(p.dtype) && !p.fast_accum;
   args.alpha = float(p.alpha), args.beta = float(p.beta);
   args.out = p.out_dtype;
   args.pair_d = g.pair_d;
@@ -68,6 +81,8 @@ Args make_args(Problem const& p, Operands const& ops) {
 Args swapped(Args args) {
   std::swap(args.a, args.b);
   std::swap(args.ga, args.gb);
+  std::swap(args.scale_a, args.scale_b);
+  std::swap(args.type_a, args.type_b);
   args.gd = GmemShape{{args.gd.shape[1], args.gd.shape[0]}, {args.gd.stride[1], args.gd.stride[0]}};
   args.d_col = true;
   args.pair_d = false;
@@ -76,10 +91,11 @@ Args swapped(Args args) {
 
 // Why TMA cannot read one operand (A or B of the problem, in its TMA view), or "": the same rules
 // make_tma_desc and the driver apply.
-std::string why_no_tma(char const* name, void const* ptr, GmemShape const& g) {
+std::string why_no_tma(char const* name, void const* ptr, GmemShape const& g, int elem_bytes) {
   if (reinterpret_cast<std::uintptr_t>(ptr) % 16 != 0) return std::string(name) + "'s base is not 16-byte aligned";
   i64 const ld = g.stride[0] == 1 ? g.stride[1] : g.stride[0];
-  if ((ld * 2) % 16 != 0) return std::string("ld") + char(name[0] - 'A' + 'a') + " is not a multiple of 8 elements";
+  if ((ld * elem_bytes) % 16 != 0)
+    return std::string("ld") + char(name[0] - 'A' + 'a') + " is not a multiple of " + std::to_string(16 / elem_bytes) + " elements";
   return {};
 }
 
@@ -152,6 +168,9 @@ Plan env_plan() {
   return forced;
 }
 
+// The wgmma type of an 8-bit dtype.
+WgmmaType wgmma_type(DType t) { return t == DType::e5m2 ? WgmmaType::kE5M2 : WgmmaType::kE4M3; }
+
 // What the model reads of a problem (with its leading dimensions filled in, `args` its unswapped
 // arguments) on a device of residency `res`.
 PlanInput plan_input(Problem const& p, Args const& args, Residency const& res) {
@@ -160,12 +179,18 @@ PlanInput plan_input(Problem const& p, Args const& args, Residency const& res) {
   in.a_k_major = args.ga.stride[1] == 1, in.b_k_major = args.gb.stride[1] == 1;
   in.res = res;
   in.out_bytes = int(size_of(p.out_dtype));
+  in.in_bytes = int(size_of(p.dtype));
+  in.promote = in.in_bytes == 1 && !p.fast_accum;
+  if (in.in_bytes == 1) in.type_a = wgmma_type(args.type_a), in.type_b = wgmma_type(args.type_b);
   in.beta = p.beta != 0;
   return in;
 }
 
 // Whether plan f's instance is built for these operands.
 bool takes(Plan const& f, PlanInput const& in) {
+  if (in.in_bytes == 1)
+    return in.a_k_major && in.b_k_major &&
+           built_8bit(f.shape, f.swap ? in.type_b : in.type_a, f.swap ? in.type_a : in.type_b, in.promote);
   return tile_takes(kTileShapes[f.shape], f.swap ? in.b_k_major : in.a_k_major, f.swap ? in.a_k_major : in.b_k_major);
 }
 
@@ -214,15 +239,16 @@ struct Prepared {
 };
 Prepared prepare(Problem const& p, Operands const& ops, DeviceFacts const& dev, Plan const* forced = nullptr) {
   Prepared r;
-  r.why = why_no_tma("A", ops.a, tma_view(operand_shape(p.a, p.lda, p.m, p.k, false)));
-  if (r.why.empty()) r.why = why_no_tma("B", ops.b, tma_view(operand_shape(p.b, p.ldb, p.n, p.k, true)));
+  int const es = int(size_of(p.dtype));
+  r.why = why_no_tma("A", ops.a, tma_view(operand_shape(p.a, p.lda, p.m, p.k, false), es), es);
+  if (r.why.empty()) r.why = why_no_tma("B", ops.b, tma_view(operand_shape(p.b, p.ldb, p.n, p.k, true), es), es);
   if (!r.why.empty()) return r;
   Args const args = make_args(p, ops);
   r.plan = choose(p, args, dev, forced);
   r.args = r.plan.swap ? swapped(args) : args;
   TileShape const t = kTileShapes[r.plan.shape];
   r.sched = make_schedule(t, r.args.ga.shape[0], r.args.gb.shape[0], r.args.ga.shape[1], r.plan.splits, r.plan.tail,
-                          dev.res.wave(tile_cluster(t)), r.plan.stream);
+                          dev.res.wave(tile_cluster(t)), r.plan.stream, k_tile_of(es));
   return r;
 }
 
@@ -248,7 +274,29 @@ auto dispatch(int shape, bool ak, bool bk, F&& f) {
   return f(std::integral_constant<int, 0>{}, std::bool_constant<true>{}, std::bool_constant<true>{});
 }
 
+// One 8-bit instance (shape, A's type, B's, mode), as a call of F(integral constants...).
+template <class F>
+auto dispatch_fp8(int shape, WgmmaType ta, WgmmaType tb, bool promote, F&& f) {
+#define LOOM_SM90_FP8_CASE(S, TA, TB, P)                                                                        \
+  if (shape == S && ta == TA && tb == TB && promote == P)                                                       \
+    return f(std::integral_constant<int, S>{}, std::integral_constant<WgmmaType, TA>{}, std::integral_constant<WgmmaType, TB>{}, \
+             std::bool_constant<P>{});
+  LOOM_SM90_FP8_INSTANCES(LOOM_SM90_FP8_CASE)
+#undef LOOM_SM90_FP8_CASE
+  // Not reached: check() refuses the pairs that are not built, and the plan takes only the
+  // instances that are (built_8bit).
+  return f(std::integral_constant<int, 0>{}, std::integral_constant<WgmmaType, WgmmaType::kE4M3>{},
+           std::integral_constant<WgmmaType, WgmmaType::kE4M3>{}, std::false_type{});
+}
+
 std::string tma_why(Prepared const& r) {
+  if (loom::is_8bit(r.args.type_a))
+    return dispatch_fp8(r.plan.shape, wgmma_type(r.args.type_a), wgmma_type(r.args.type_b), r.args.promote,
+                        [&](auto s, auto a, auto b, auto pr) {
+                          CUtensorMap ma, mb;
+                          return tma_maps_fp8<decltype(s)::value, decltype(a)::value, decltype(b)::value,
+                                              decltype(pr)::value>(r.args, &ma, &mb);
+                        });
   bool const ak = r.args.ga.stride[1] == 1, bk = r.args.gb.stride[1] == 1;
   return dispatch(r.plan.shape, ak, bk, [&](auto s, auto a, auto b) {
     CUtensorMap ma, mb;
@@ -278,8 +326,23 @@ __global__ void zero_arrivals(unsigned* arrivals, int n) {
 
 }  // namespace
 
-std::string check(Problem const& p) {
-  if (std::max({p.m, p.n, p.k}) > 0x7fffffff - 256) return "M, N and K must be below 2^31";
+std::string check(Problem const& p0) {
+  if (std::max({p0.m, p0.n, p0.k}) > 0x7fffffff - 256) return "M, N and K must be below 2^31";
+  if (!loom::is_8bit(p0.dtype) && !loom::is_8bit(b_type(p0))) {
+    if (p0.b_dtype && *p0.b_dtype != p0.dtype) return "A and B must have the same type unless both are 8-bit";
+    return {};
+  }
+  // 8-bit inputs: what TMA and wgmma read, with no sm80 to fall back on.
+  Problem const p = with_default_lds(p0);
+  DType const ta = p.dtype, tb = b_type(p);
+  if (!loom::is_8bit(ta) || !loom::is_8bit(tb)) return std::string("A ") + to_string(ta) + " with B " + to_string(tb) + ": both must be 8-bit or neither";
+  if (ta == DType::e5m2 && tb == DType::e5m2) return "e5m2 x e5m2 is not supported (8-bit pairs: e4m3 x e4m3, e4m3 x e5m2, e5m2 x e4m3)";
+  if (p.out_dtype != DType::bf16 && p.out_dtype != DType::f16 && p.out_dtype != DType::f32)
+    return std::string("8-bit inputs write D as bf16, f16 or f32, not ") + to_string(p.out_dtype);
+  if (p.a != Order::row || p.b != Order::col)
+    return "8-bit A and B must be k-major (A row-major, B column-major: layouts rc*); wgmma reads no other 8-bit layout";
+  if (p.m > 1 && p.lda % 16 != 0) return "8-bit A: lda must be a multiple of 16";
+  if (p.n > 1 && p.ldb % 16 != 0) return "8-bit B: ldb must be a multiple of 16";
   return {};
 }
 
@@ -288,7 +351,7 @@ std::string path(Problem const& p0, Operands const& ops) {
   Prepared const r = prepare(p, ops, device_facts());
   std::string why = r.why;
   if (why.empty()) why = tma_why(r);
-  if (!why.empty()) return "sm80 (" + why + ")";
+  if (!why.empty()) return (loom::is_8bit(p.dtype) ? "none (" : "sm80 (") + why + ")";
   std::string store = tile_has_tma_store(kTileShapes[r.plan.shape]) ? "" : "the tile is narrower than a store box";
   CUtensorMap d;
   if (store.empty()) store = make_tma_store_map(r.args, int(r.sched.bn), &d);
@@ -321,7 +384,7 @@ Operands aligned_operands() {
 std::string plan(Problem const& p0, PlanTarget const& target) {
   Problem const p = with_default_lds(p0);
   Prepared const r = prepare(p, aligned_operands(), facts_of(target));
-  return r.why.empty() ? "tma " + describe_run(r) : "sm80 (" + r.why + ")";
+  return r.why.empty() ? "tma " + describe_run(r) : (loom::is_8bit(p.dtype) ? "none (" : "sm80 (") + r.why + ")";
 }
 
 // Follows path() without building its string or the TMA maps twice: the plan and the schedule once,
@@ -330,7 +393,8 @@ std::string plan(Problem const& p0, PlanTarget const& target) {
 namespace {
 cudaError_t launch(Problem const& p, Operands const& ops, cudaStream_t stream, Plan const* forced) {
   Prepared r = prepare(p, ops, device_facts(), forced);
-  if (!r.why.empty()) return sm80::gemm(p, ops, stream);
+  bool const eight = loom::is_8bit(p.dtype);
+  if (!r.why.empty()) return eight ? cudaErrorInvalidValue : sm80::gemm(p, ops, stream);  // 8-bit: loom::gemm checks alignment first
   if (std::size_t const need = workspace_bytes(r.sched); need > 0) {
     if (ops.workspace == nullptr || ops.workspace_bytes < need || reinterpret_cast<std::uintptr_t>(ops.workspace) % 16 != 0)
       return cudaErrorInvalidValue;  // loom::gemm says which (gemm_workspace_size)
@@ -340,9 +404,15 @@ cudaError_t launch(Problem const& p, Operands const& ops, cudaStream_t stream, P
     if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
     r.args.after_reset = true;
   }
+  Refusal refusal;
+  if (eight)
+    return dispatch_fp8(r.plan.shape, wgmma_type(r.args.type_a), wgmma_type(r.args.type_b), r.args.promote,
+                        [&](auto s, auto a, auto b, auto pr) {
+                          return launch_instance_fp8<decltype(s)::value, decltype(a)::value, decltype(b)::value,
+                                                     decltype(pr)::value>(r.args, r.sched, stream, &refusal);
+                        });
   bool const bf16 = p.dtype == DType::bf16;
   bool const ak = r.args.ga.stride[1] == 1, bk = r.args.gb.stride[1] == 1;
-  Refusal refusal;
   cudaError_t const e = dispatch(r.plan.shape, ak, bk, [&](auto s, auto a, auto b) {
     return launch_instance<decltype(s)::value, decltype(a)::value, decltype(b)::value>(r.args, r.sched, bf16, stream,
                                                                                        &refusal);
@@ -391,10 +461,10 @@ std::vector<PlanChoice> ranked_plans(Problem const& p0, int count, PlanTarget co
 namespace loom {
 
 KernelInfo sm90_kernel_info() {
-  KernelInfo k{"sm90", OpKind::gemm, {DType::f16, DType::bf16}, 90,
+  KernelInfo k{"sm90", OpKind::gemm, {DType::f16, DType::bf16, DType::e4m3, DType::e5m2}, 90,
                "Hopper wgmma, TMA (multicast over 2-CTA clusters), warp-specialized persistent; tile shape "
                "(64 or 128 rows, 16 to 256 columns), split-K and swap-AB picked per problem by a model; fp32 "
-               "accumulation; sm80 where TMA cannot read A or B",
+               "accumulation; sm80 where TMA cannot read 16-bit A or B; 8-bit A and B k-major with per-tensor scales",
                sm90::check, launched<sm90::gemm>};
   k.path = sm90::path;
   k.plan = [](Problem const& p, int, PlanTarget const& target) { return sm90::plan(p, target); };

@@ -124,6 +124,10 @@ constexpr bool tile_takes(TileShape t, bool a_k_major, bool b_k_major) {
   if (t.k_major_only) return a_k_major && b_k_major;
   return (b_k_major || tile_takes_mn_major_b(t)) && (a_k_major || tile_takes_mn_major_a(t));
 }
+// The input types of wgmma, A's and B's: bf16 or f16 (the same for both), e4m3 or e5m2 (each
+// either). The 8-bit instances are named by them (kernels/CMakeLists.txt), so the host reads them.
+enum class WgmmaType { kBF16, kF16, kE4M3, kE5M2 };
+
 constexpr int tile_consumers(TileShape t) { return t.bm / 64; }
 constexpr int tile_threads(TileShape t) { return 128 * (1 + tile_consumers(t)); }
 constexpr int tile_stage_bytes(TileShape t) { return (t.bm + t.bn) * kTileK * 2; }

@@ -80,6 +80,10 @@ struct GemmDesc {
   DType ab_type = DType::bf16;  // A and B
   DType cd_type = DType::bf16;  // C and D
   std::optional<DType> b_type;  // B's type where it differs from A's (ab_type): the 8-bit pairs
+  // 8-bit inputs: false (the default), each 128 of K's partial sum is added into fp32 accumulators
+  // (Hopper's 8-bit MMA keeps fewer bits than fp32 as it accumulates, so the error of one long sum
+  // grows with K); true, the tensor cores accumulate all of K (faster; cuBLASLt's FAST_ACCUM).
+  bool fast_accum = false;
   Order a_order = Order::col, b_order = Order::col, cd_order = Order::col;
   std::int64_t lda = 0, ldb = 0, ldc = 0;
 };
