@@ -2,6 +2,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include <algorithm>
 
@@ -32,6 +33,32 @@ using loom::splitmix64;
 // the element is k * 2^-bits, or 0.5 for k = 0. harness::random_values hashes the same way but
 // maps the hash to k by a multiply-high, and indexes logical column-major elements, so its
 // values differ from these.
+// The 8-bit formats as one byte each: the grid's value rounded to the format (nearest even), one
+// that rounds to 0 giving 0.5, as harness::random_values does.
+template <__nv_fp8_interpretation_t Format>
+struct Fp8 {
+  std::uint8_t bits;
+};
+static_assert(sizeof(Fp8<__NV_E4M3>) == 1 && alignof(Fp8<__NV_E4M3>) == 1, "one byte per element");
+
+template <class T>
+__device__ T from_grid(float x) {
+  return loom::from_f32<T>(x);
+}
+template <__nv_fp8_interpretation_t Format>
+__device__ Fp8<Format> fp8_from_grid(float x) {
+  std::uint8_t const bits = __nv_cvt_float_to_fp8(x, __NV_SATFINITE, Format);
+  return {(bits & 0x7F) ? bits : std::uint8_t(__nv_cvt_float_to_fp8(0.5f, __NV_SATFINITE, Format))};
+}
+template <>
+__device__ Fp8<__NV_E4M3> from_grid<Fp8<__NV_E4M3>>(float x) {
+  return fp8_from_grid<__NV_E4M3>(x);
+}
+template <>
+__device__ Fp8<__NV_E5M2> from_grid<Fp8<__NV_E5M2>>(float x) {
+  return fp8_from_grid<__NV_E5M2>(x);
+}
+
 template <class T>
 __global__ void fill_kernel(T* p, std::int64_t n, std::uint64_t key, int bits) {
   std::uint64_t const range = (std::uint64_t(1) << (bits + 1)) + 1;
@@ -40,7 +67,7 @@ __global__ void fill_kernel(T* p, std::int64_t n, std::uint64_t key, int bits) {
        i += std::int64_t(gridDim.x) * blockDim.x) {
     std::uint64_t const r = splitmix64(key ^ (std::uint64_t(i) * 0xD1B54A32D192ED03ull));
     std::int64_t const k = std::int64_t(r % range) - (std::int64_t(1) << bits);
-    p[i] = loom::from_f32<T>(k == 0 ? 0.5f : float(k) * scale);
+    p[i] = from_grid<T>(k == 0 ? 0.5f : float(k) * scale);
   }
 }
 
@@ -90,6 +117,8 @@ cudaError_t fill_random_device(void* data, DType dtype, std::int64_t count, std:
     case DType::f32: return launch_fill<float>(data, count, seed, 23, stream);
     case DType::f16: return launch_fill<__half>(data, count, seed, 11, stream);
     case DType::bf16: return launch_fill<__nv_bfloat16>(data, count, seed, 8, stream);
+    case DType::e4m3: return launch_fill<Fp8<__NV_E4M3>>(data, count, seed, 23, stream);
+    case DType::e5m2: return launch_fill<Fp8<__NV_E5M2>>(data, count, seed, 23, stream);
   }
   return cudaErrorInvalidValue;
 }

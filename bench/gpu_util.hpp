@@ -37,7 +37,8 @@ class L2Flusher {
 
 // `count` consecutive elements of `dtype` at `data` (padding included, if the range covers it),
 // on the same grid as harness::fill_random: k * 2^-b with k in [-2^b, 2^b], b = 23 for f32, 11
-// for f16, 8 for bf16, never zero (k = 0 gives 0.5). The values are not fill_random's: element i
+// for f16, 8 for bf16, never zero (k = 0 gives 0.5); e4m3 and e5m2 the f32 grid's value rounded to
+// the format (0.5 where it rounds to 0). The values are not fill_random's: element i
 // is indexed by its offset from `data` (storage order, not logical column-major), and k is the
 // same per-index splitmix64 hash reduced modulo 2^(b+1) + 1 rather than by fill_random's
 // multiply-high, so the same seed gives different numbers. Generated on the device because

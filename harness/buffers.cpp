@@ -42,14 +42,40 @@ std::int64_t outer_extent(Order o, std::int64_t rows, std::int64_t cols) {
   return o == Order::col ? cols : rows;
 }
 
-// log2 of the grid spacing of random values: every k * 2^-bits with |k| <= 2^bits is exact.
+// log2 of the grid spacing of random values: every k * 2^-bits with |k| <= 2^bits is exact. The
+// 8-bit formats take the f32 grid and round it to their own values (random_values).
 int random_bits(DType t) {
   switch (t) {
     case DType::f32: return 23;
     case DType::f16: return 11;
     case DType::bf16: return 8;
+    case DType::e4m3:
+    case DType::e5m2: return 23;
   }
   return 8;
+}
+
+// One element's bits from a double (round to nearest even; the 8-bit formats not saturating, as
+// round_to) and back.
+template <class Bits>
+Bits encode_bits(DType t, double x) {
+  if constexpr (sizeof(Bits) == 4) {
+    return std::bit_cast<std::uint32_t>(float(x));
+  } else if constexpr (sizeof(Bits) == 2) {
+    return t == DType::f16 ? double_to_f16(x) : double_to_bf16(x);
+  } else {
+    return t == DType::e4m3 ? double_to_e4m3(x, false) : double_to_e5m2(x, false);
+  }
+}
+template <class Bits>
+double decode_bits(DType t, Bits b) {
+  if constexpr (sizeof(Bits) == 4) {
+    return double(std::bit_cast<float>(b));
+  } else if constexpr (sizeof(Bits) == 2) {
+    return t == DType::f16 ? f16_to_double(b) : bf16_to_double(b);
+  } else {
+    return t == DType::e4m3 ? e4m3_to_double(b) : e5m2_to_double(b);
+  }
 }
 
 // Packed host image of the stored elements in storage order (contiguous extent fastest), as raw
@@ -59,13 +85,7 @@ void store_bits(DeviceMatrix const& m, std::vector<double> const& v, std::vector
   std::int64_t const R = m.rows(), C = m.cols();
   img.resize(std::size_t(R * C));
   DType const t = m.dtype();
-  auto encode = [t](double x) -> Bits {
-    if constexpr (sizeof(Bits) == 4) {
-      return std::bit_cast<std::uint32_t>(float(x));
-    } else {
-      return t == DType::f16 ? double_to_f16(x) : double_to_bf16(x);
-    }
-  };
+  auto encode = [t](double x) { return encode_bits<Bits>(t, x); };
   if (m.order() == Order::col) {
     parallel_for(R * C, kGrain, [&](std::int64_t b, std::int64_t e) {
       for (std::int64_t i = b; i < e; ++i) img[std::size_t(i)] = encode(v[std::size_t(i)]);
@@ -83,13 +103,7 @@ void load_bits(DeviceMatrix const& m, std::vector<Bits> const& img, std::vector<
   std::int64_t const R = m.rows(), C = m.cols();
   v.resize(std::size_t(R * C));
   DType const t = m.dtype();
-  auto decode = [t](Bits b) -> double {
-    if constexpr (sizeof(Bits) == 4) {
-      return double(std::bit_cast<float>(b));
-    } else {
-      return t == DType::f16 ? f16_to_double(b) : bf16_to_double(b);
-    }
-  };
+  auto decode = [t](Bits b) { return decode_bits<Bits>(t, b); };
   if (m.order() == Order::col) {
     parallel_for(R * C, kGrain, [&](std::int64_t b, std::int64_t e) {
       for (std::int64_t i = b; i < e; ++i) v[std::size_t(i)] = decode(img[std::size_t(i)]);
@@ -182,11 +196,23 @@ std::vector<double> random_values(DType t, std::int64_t count, std::uint64_t see
   std::uint64_t const range = (std::uint64_t(1) << (bits + 1)) + 1;  // k in [-2^bits, 2^bits]
   double const scale = std::ldexp(1.0, -bits);
   std::uint64_t const key = splitmix64(seed);
+  // 8-bit formats: the uniform value rounded to the format (nearest even; |x| <= 1 never
+  // overflows), one that rounds to 0 giving 0.5 as k = 0 does. Not a grid of the format's own
+  // coarse enough to hold every point (k/16 for e4m3): on it every partial sum of a dot product is
+  // exact in the 8-bit tensor core's shortened accumulator, so that the error the 8-bit tolerance
+  // is about never showed (rel_fro 0 at K up to 65536 on an H100); rounded, the values take every
+  // significand and the exponents down to the subnormals, as real data does.
+  bool const narrow = is_8bit(t);
   parallel_for(count, kGrain, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t i = b; i < e; ++i) {
       std::uint64_t const r = splitmix64(key ^ (std::uint64_t(i) * 0xD1B54A32D192ED03ull));
       auto const k = std::int64_t((unsigned __int128)r * range >> 64) - (std::int64_t(1) << bits);
-      v[std::size_t(i)] = k == 0 ? 0.5 : double(k) * scale;
+      double x = k == 0 ? 0.5 : double(k) * scale;
+      if (narrow) {
+        x = round_to(t, x);
+        if (x == 0) x = 0.5;
+      }
+      v[std::size_t(i)] = x;
     }
   });
   return v;
@@ -205,30 +231,45 @@ void from_host(DeviceMatrix& m, std::vector<double> const& v) {
   if (m.empty() || std::int64_t(v.size()) != m.rows() * m.cols())
     throw Error("from_host: " + std::to_string(v.size()) + " values for a " + std::to_string(m.rows()) +
                 " x " + std::to_string(m.cols()) + " matrix");
-  if (size_of(m.dtype()) == 4) {
-    std::vector<std::uint32_t> img;
+  auto store = [&](auto bits) {
+    std::vector<decltype(bits)> img;
     store_bits(m, v, img);
     upload_image(m, img.data());
-  } else {
-    std::vector<std::uint16_t> img;
-    store_bits(m, v, img);
-    upload_image(m, img.data());
+  };
+  switch (size_of(m.dtype())) {
+    case 4: return store(std::uint32_t());
+    case 2: return store(std::uint16_t());
+    default: return store(std::uint8_t());
   }
 }
 
 std::vector<double> to_host(DeviceMatrix const& m) {
   std::vector<double> v;
   if (!m.base()) return v;
-  if (size_of(m.dtype()) == 4) {
-    std::vector<std::uint32_t> img(std::size_t(m.rows() * m.cols()));
+  auto load = [&](auto bits) {
+    std::vector<decltype(bits)> img(std::size_t(m.rows() * m.cols()));
     download_image(m, img.data());
     load_bits(m, img, v);
-  } else {
-    std::vector<std::uint16_t> img(std::size_t(m.rows() * m.cols()));
-    download_image(m, img.data());
-    load_bits(m, img, v);
+  };
+  switch (size_of(m.dtype())) {
+    case 4: load(std::uint32_t()); break;
+    case 2: load(std::uint16_t()); break;
+    default: load(std::uint8_t()); break;
   }
   return v;
+}
+
+TensorScales random_scales(std::uint64_t seed) {
+  // Each 0.75 or 1.25 times 2^e, e in [-2, 2]: from 0.1875 to 5, exact in fp32 (their product too:
+  // 5 significant bits at most). Never 1, and the two never equal, so that a kernel that reads no
+  // scale, or A's twice, fails.
+  std::uint64_t const r = splitmix64(seed ^ 0x5CA1E5CA1E5CA1E5ull);
+  auto pick = [](std::uint64_t bits) { return std::ldexp((bits & 1) ? 1.25 : 0.75, int((bits >> 1) % 5) - 2); };
+  TensorScales s;
+  s.a = pick(r);
+  s.b = pick(r >> 32);
+  if (s.b == s.a) s.b = pick((r >> 32) ^ 1);  // the other mantissa, same power of two
+  return s;
 }
 
 Operands CaseBuffers::operands() {
@@ -237,16 +278,34 @@ Operands CaseBuffers::operands() {
   o.b = b.data();
   o.c = c.base() ? c.data() : nullptr;
   o.d = d.data();
+  if (!scale_buf.empty()) {
+    o.scale_a = static_cast<float const*>(scale_buf.data());
+    o.scale_b = o.scale_a + scale_buf.offset(0, 1);
+  }
   return o;
 }
 
-CaseBuffers make_buffers(Problem const& p0, int misalign) {
+namespace {
+// An 8-bit gemm's two scales, fp32, A's then B's, as one device matrix of 1 x 2 with a leading
+// dimension of 4: each 16-byte aligned, as cuBLASLt needs its scale pointers (cublasLtMatmul
+// answers CUBLAS_STATUS_NOT_SUPPORTED for 4 bytes apart, cuBLAS 13.1 on an H100).
+bool has_scales(Problem const& p) { return p.op == OpKind::gemm && is_8bit(p.dtype); }
+DeviceMatrix scale_matrix() { return DeviceMatrix(DType::f32, 1, 2, Order::col, 4); }
+std::uint64_t scale_matrix_bytes() { return matrix_bytes(DType::f32, 1, 2, Order::col, 4, 0); }
+}  // namespace
+
+CaseBuffers make_buffers(Problem const& p0, int misalign, std::uint64_t seed) {
   Problem const p = with_default_lds(p0);
   CaseBuffers b;
   b.a = DeviceMatrix(p.dtype, rows_a(p), cols_a(p), p.a, p.lda, misalign);
-  b.b = DeviceMatrix(p.dtype, rows_b(p), cols_b(p), p.b, p.ldb, misalign);
+  b.b = DeviceMatrix(b_type(p), rows_b(p), cols_b(p), p.b, p.ldb, misalign);
   if (p.op == OpKind::gemm) b.c = DeviceMatrix(p.out_dtype, p.m, p.n, p.c, p.ldc, misalign);
   b.d = DeviceMatrix(p.out_dtype, p.m, p.n, p.c, p.ldc, misalign);
+  if (has_scales(p)) {
+    b.scales = random_scales(seed);
+    b.scale_buf = scale_matrix();
+    from_host(b.scale_buf, {b.scales.a, b.scales.b});
+  }
   return b;
 }
 
@@ -267,9 +326,10 @@ std::uint64_t device_bytes(Problem const& p0, int misalign) {
   // The same matrices as make_buffers, in the same dimensions.
   Problem const p = with_default_lds(p0);
   std::uint64_t n = matrix_bytes(p.dtype, rows_a(p), cols_a(p), p.a, p.lda, misalign);
-  n = add_sat(n, matrix_bytes(p.dtype, rows_b(p), cols_b(p), p.b, p.ldb, misalign));
+  n = add_sat(n, matrix_bytes(b_type(p), rows_b(p), cols_b(p), p.b, p.ldb, misalign));
   std::uint64_t const cd = matrix_bytes(p.out_dtype, p.m, p.n, p.c, p.ldc, misalign);
   if (p.op == OpKind::gemm) n = add_sat(n, cd);
+  if (has_scales(p)) n = add_sat(n, scale_matrix_bytes());
   return add_sat(n, cd);
 }
 

@@ -31,20 +31,25 @@ namespace loom::harness {
 // =============================================================================================
 // Compare
 
-double tolerance(DType out, OpKind op, std::int64_t k) {
+double tolerance(DType in, DType out, OpKind op, std::int64_t k) {
+  double const sqrt_k = std::sqrt(double(std::max<std::int64_t>(k, 1)));
   if (op == OpKind::add) {
     switch (out) {
       case DType::f32: return 1e-6;
       case DType::f16: return 1e-3;
       case DType::bf16: return 8e-3;
+      default: return 0;  // add has no 8-bit output
     }
   }
+  // 8-bit inputs: the 16-bit bound of the output type, or the accumulator's (validate/README.md),
+  // whichever is larger.
+  if (is_8bit(in)) return std::max(tolerance(DType::bf16, out, op, k), std::ldexp(1.0, -11) * sqrt_k);
   switch (out) {
-    case DType::f32: return 1e-6 * std::sqrt(double(std::max<std::int64_t>(k, 1)));
+    case DType::f32: return 1e-6 * sqrt_k;
     case DType::f16: return 1e-2;
     case DType::bf16: return 2e-2;
+    default: return 0;  // gemm has no 8-bit output
   }
-  return 0;
 }
 
 namespace {
@@ -54,6 +59,8 @@ double max_finite(DType t) {
     case DType::f32: return double(std::numeric_limits<float>::max());
     case DType::f16: return 65504.0;
     case DType::bf16: return std::ldexp(2.0 - std::ldexp(1.0, -7), 127);
+    case DType::e4m3: return 448.0;
+    case DType::e5m2: return 57344.0;
   }
   return 0;
 }
@@ -66,16 +73,17 @@ std::string fmt_g(double v) {
 
 }  // namespace
 
-double typical_rms(Problem const& p) {
-  double const a2 = p.alpha * p.alpha, b2 = p.beta * p.beta;
-  if (p.op == OpKind::add) return std::sqrt((a2 + b2) / 3);
-  return std::sqrt(a2 * double(std::max<std::int64_t>(p.k, 0)) / 9 + b2 / 3);
+double typical_rms(Problem const& p, TensorScales const& scales) {
+  double const b2 = p.beta * p.beta;
+  if (p.op == OpKind::add) return std::sqrt((p.alpha * p.alpha + b2) / 3);
+  double const alpha = p.alpha * scales.a * scales.b;
+  return std::sqrt(alpha * alpha * double(std::max<std::int64_t>(p.k, 0)) / 9 + b2 / 3);
 }
 
 ErrorStats compare(std::vector<double> const& out, std::vector<double> const& ref, DType out_dtype,
                    Problem const& p, double typical) {
   ErrorStats st;
-  st.tol = tolerance(out_dtype, p.op, p.k);
+  st.tol = tolerance(p.dtype, out_dtype, p.op, p.k);
   if (out.size() != ref.size()) {
     st.why = "output has " + std::to_string(out.size()) + " elements, reference " +
              std::to_string(ref.size());

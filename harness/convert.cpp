@@ -140,6 +140,10 @@ double round_to(DType t, double x) {
     case DType::f32: return double(float(x));
     case DType::f16: return f16_to_double(double_to_f16(x));
     case DType::bf16: return bf16_to_double(double_to_bf16(x));
+    // Not saturating, as the 16-bit conversions overflow to infinity: past the largest finite value
+    // e4m3 gives its NaN (it has no infinity), e5m2 infinity.
+    case DType::e4m3: return e4m3_to_double(double_to_e4m3(x, false));
+    case DType::e5m2: return e5m2_to_double(double_to_e5m2(x, false));
   }
   return x;
 }
@@ -149,6 +153,8 @@ double unit_roundoff(DType t) {
     case DType::f32: return std::ldexp(1.0, -24);
     case DType::f16: return std::ldexp(1.0, -11);
     case DType::bf16: return std::ldexp(1.0, -8);
+    case DType::e4m3: return std::ldexp(1.0, -4);
+    case DType::e5m2: return std::ldexp(1.0, -3);
   }
   return 0;
 }

@@ -6,10 +6,11 @@
 //   sweeps      parse_int_list / parse_real_list / split_list (CUTLASS-profiler list syntax),
 //               SweepSpec, expand() into Cases, default_validate_sweep()
 //   buffers     DeviceMatrix (RAII, padded and deliberately misalignable), fill_random, poison,
-//               to_host, host f16/bf16 converters
+//               to_host, host f16/bf16/e4m3/e5m2 converters, an 8-bit case's tensor scales
 //   memory      device_bytes() a case allocates, why_no_memory() against the free bytes
 //   references  reference_cublas() (cuBLAS, in C's storage order), reference_host() (fp64),
-//               make_buffers(), why_no_cublas()
+//               make_buffers(), why_no_cublas(); cublaslt_gemm() (cublaslt.cpp: cuBLASLt's FP8
+//               gemm, loom-bench's baseline of 8-bit cases), why_no_cublaslt()
 //   cases       a case's input seed, and the commands that rerun it in loom-validate and loom-bench
 //   selection   the kernels --kernels / --ignore-kernels name, the --list table
 //   compare     tolerance(), compare() -> ErrorStats
@@ -28,6 +29,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -250,22 +252,32 @@ class DeviceMatrix {
 };
 
 // k * 2^-b for k uniform over the integers in [-2^b, 2^b], so in [-1, 1] and exact in the dtype:
-// b = 23 for f32, 11 for f16, 8 for bf16. Never zero: k = 0 gives 0.5 instead. Deterministic in
-// (dtype, seed, logical column-major index); the padding is left alone (NaN if poisoned first).
+// b = 23 for f32, 11 for f16, 8 for bf16; for e4m3 and e5m2, f32's value rounded to the format
+// (every significand and exponent, subnormals too; buffers.cpp says why). Never zero: k = 0, or an
+// 8-bit value that rounds to 0, gives 0.5 instead. Deterministic in (dtype, seed, logical column-major index);
+// the padding is left alone (NaN if poisoned first).
 void fill_random(DeviceMatrix&, std::uint64_t seed);
 // The host values fill_random writes, logical column-major (for tests).
 std::vector<double> random_values(DType, std::int64_t count, std::uint64_t seed);
+// Per-tensor scales of an 8-bit gemm case, D = alpha (scale_a A)(scale_b B) + beta C (1 and 1: none).
+struct TensorScales {
+  double a = 1, b = 1;
+};
+// The scales make_buffers gives an 8-bit case from its seed: each 0.75 or 1.25 times a power of two
+// in [1/4, 4], never 1, the two never equal. Deterministic in the seed.
+TensorScales random_scales(std::uint64_t seed);
 // The RMS a result of p has for random_values() inputs (each of variance about 1/3) when nothing
-// cancels: sqrt(alpha^2 K/9 + beta^2/3) for gemm, sqrt((alpha^2 + beta^2)/3) for add. compare()
-// takes it as a floor for the reference's scale, so that one dot product that happens to cancel
-// (a 1x1 output, say) is not held to a relative error its rounding cannot meet.
-double typical_rms(Problem const&);
-// Every byte 0xFF (NaN in f32, f16 and bf16), padding included.
+// cancels: sqrt(alpha'^2 K/9 + beta^2/3) for gemm, alpha' = alpha * scales.a * scales.b, and
+// sqrt((alpha^2 + beta^2)/3) for add. compare() takes it as a floor for the reference's scale, so
+// that one dot product that happens to cancel (a 1x1 output, say) is not held to a relative error
+// its rounding cannot meet.
+double typical_rms(Problem const&, TensorScales const& scales = {});
+// Every byte 0xFF (NaN in f32, f16, bf16, e4m3 and e5m2), padding included.
 void poison(DeviceMatrix&);
 // Logical elements, column-major by (i, j), as double.
 std::vector<double> to_host(DeviceMatrix const&);
-// Write logical column-major values (converted to the dtype, round to nearest even) into the
-// stored elements; padding untouched.
+// Write logical column-major values (converted to the dtype, round to nearest even, as round_to)
+// into the stored elements; padding untouched.
 void from_host(DeviceMatrix&, std::vector<double> const&);
 
 // Bit-exact host conversions.
@@ -281,18 +293,23 @@ double e4m3_to_double(std::uint8_t bits);
 double e5m2_to_double(std::uint8_t bits);
 std::uint8_t double_to_e4m3(double, bool saturate);
 std::uint8_t double_to_e5m2(double, bool saturate);
-// Round a double to the nearest value of the dtype and back.
+// Round a double to the nearest value of the dtype and back (the 8-bit formats not saturating: past
+// the largest finite value, e4m3's NaN and e5m2's infinity).
 double round_to(DType, double);
 
 // ---------------------------------------------------------------------------------------------
 // References
 
-// Operands of a case as device matrices, in the problem's orders and leading dimensions.
+// Operands of a case as device matrices, in the problem's orders and leading dimensions (B in
+// b_type(p)), and an 8-bit gemm's scales.
 struct CaseBuffers {
   DeviceMatrix a, b, c, d;  // c: gemm only (and beta != 0 for gemm reads it)
-  Operands operands();     // d is written; for add, c is unused
+  TensorScales scales;      // 8-bit gemm: random_scales(seed); else 1 and 1
+  DeviceMatrix scale_buf;   // 8-bit gemm: scales.a and scales.b on the device, fp32, 16 bytes apart (else empty)
+  Operands operands();      // d is written; for add, c is unused; scale_a, scale_b into scale_buf
 };
-CaseBuffers make_buffers(Problem const&, int misalign);
+// `seed`: the case's (case_seed), from which an 8-bit gemm's scales are drawn (random_scales).
+CaseBuffers make_buffers(Problem const&, int misalign, std::uint64_t seed = 0);
 
 // ---------------------------------------------------------------------------------------------
 // Device memory: a case is checked against the free memory before anything of it is allocated, so
@@ -302,11 +319,12 @@ CaseBuffers make_buffers(Problem const&, int misalign);
 // Bytes DeviceMatrix(dtype, rows, cols, order, ld, misalign) allocates (ld 0: the minimum);
 // saturates at UINT64_MAX instead of wrapping around for absurd sizes.
 std::uint64_t matrix_bytes(DType, std::int64_t rows, std::int64_t cols, Order, std::int64_t ld, int misalign);
-// Bytes make_buffers(p, misalign) allocates: A, B, C (gemm only) and D. Saturates as above.
+// Bytes make_buffers(p, misalign) allocates: A, B, C (gemm only), D and an 8-bit gemm's scales.
+// Saturates as above.
 std::uint64_t device_bytes(Problem const&, int misalign);
 // Kept free beyond what a case allocates: cuBLAS's workspace (allocated on its first call, up to
-// 32 MiB per handle on Hopper), the runtime's own allocations, and cudaMalloc rounding each buffer
-// up to its 2 MiB pages.
+// 32 MiB per handle on Hopper) and cuBLASLt's (32 MiB, cublaslt_gemm's), the runtime's own
+// allocations, and cudaMalloc rounding each buffer up to its 2 MiB pages.
 inline constexpr std::uint64_t kMemoryReserve = std::uint64_t(256) << 20;
 // "" when `need` bytes fit in `free` less kMemoryReserve; else one line such as "needs 96.0 GiB,
 // the device has 79.1 GiB free" (with "(256.0 MiB of it kept in reserve)" after it when `need`
@@ -315,8 +333,12 @@ std::string why_no_memory(std::uint64_t need, std::uint64_t free);
 // cudaMemGetInfo's free bytes on the current device. Throws Error when the call fails.
 std::uint64_t free_device_bytes();
 
-// Why cuBLAS cannot compute this case (e.g. f16/bf16 add), empty if it can.
+// Why cuBLAS cannot compute this case (e.g. f16/bf16 add), empty if it can. 8-bit gemm is
+// reference_cublas's exact route (see there), which takes every layout and bf16, f16 or f32 output.
 std::string why_no_cublas(Problem const&);
+// Device bytes reference_cublas(p, ...) allocates for its own use while it runs: an 8-bit gemm's
+// 16-bit copies of A and B; 0 for other cases.
+std::uint64_t reference_cublas_bytes(Problem const&);
 
 // The seed of one case's inputs: a hash of the run's seed and the case itself (op, dtypes, sizes,
 // orders, leading dimensions, misalignment, alpha, beta), not of its position in the sweep, so
@@ -346,14 +368,44 @@ bool is_glob(std::string const& pattern);
 // line each of name, op, dtypes, minimum compute capability and description.
 std::string kernel_list();
 // Computes the problem with cuBLAS into ops.d: geam for f32 add, GemmEx for gemm (f32 with
-// CUBLAS_COMPUTE_32F_PEDANTIC, f16/bf16 with CUBLAS_COMPUTE_32F). Throws Error naming the case
-// when cuBLAS lacks it (see why_no_cublas) or a call fails.
+// CUBLAS_COMPUTE_32F_PEDANTIC, f16/bf16 with CUBLAS_COMPUTE_32F). 8-bit gemm: A and B widened on
+// the device to bf16 (f16 for f16 output, which cuBLAS's bf16 gemm cannot write), exactly (every
+// e4m3 and e5m2 value is one of both), then GemmEx with CUBLAS_COMPUTE_32F and alpha * scale_a *
+// scale_b (ops' scales, read back; null is 1): exact products accumulated in fp32, with none of the
+// 8-bit tensor core's shortened accumulation. Synchronizes `s` for an 8-bit case (the scales' read
+// and the copies' release). Throws Error naming the case when cuBLAS lacks it (see why_no_cublas)
+// or a call fails.
 void reference_cublas(Problem const&, Operands const&, cublasHandle_t, cudaStream_t);
 // fp64 reference over logical column-major element vectors: A is rows_a x cols_a logically as
 // M x N (add) or M x K (gemm), B is M x N (add) or K x N (gemm), C is M x N (gemm; ignored for
-// add, may be empty). Returns D, M x N.
+// add, may be empty). An 8-bit gemm's A and B are the stored (unscaled) values, and `scales` its
+// tensor scales: D = alpha * scales.a * scales.b * (A B) + beta C. Returns D, M x N.
 std::vector<double> reference_host(Problem const&, std::vector<double> const& A,
-                                   std::vector<double> const& B, std::vector<double> const& C);
+                                   std::vector<double> const& B, std::vector<double> const& C,
+                                   TensorScales const& scales = {});
+
+// cuBLASLt's FP8 gemm (harness/cublaslt.cpp), loom-bench's baseline of 8-bit cases: cublasLtMatmul
+// with A and B in their 8-bit types, CUBLAS_COMPUTE_32F, fp32 alpha/beta, the tensor scales as
+// CUBLASLT_MATMUL_DESC_A/B_SCALE_POINTER, C and D in out_dtype, fast accumulation off (cuBLASLt's
+// default: it promotes its partial sums to fp32 as it goes), and the heuristic's first algorithm
+// with up to 32 MiB of workspace.
+//
+// Why cuBLASLt cannot run this case ("" if it can): FP8 is "TN" only, A transposed and B not in its
+// column-major terms, which are Loom's k-major A and B (row-major A, column-major B: layouts rcc and
+// rcr, the latter as D^T = B^T A^T with the operands, their types and scales swapped); e5m2 x e5m2
+// is not among its FP8 types; K and the leading dimensions of A, B and D in bytes a multiple of 16,
+// 32-bit sizes. Not for other inputs.
+std::string why_no_cublaslt(Problem const&);
+// The call that runs the case into ops.d (C from ops.c when beta != 0; it may be ops.d) in the
+// stream it is given: cublasLtMatmul and nothing else on the host. Per device, one cuBLASLt handle
+// and one 32 MiB workspace, made on the first use; per problem, pointer alignment and scale
+// pointers, the descriptors and the heuristic's algorithm, made here once and kept. Throws Error
+// when the case is one why_no_cublaslt refuses, a pointer is not 16-byte aligned or the heuristic
+// offers no algorithm; the call throws Error when cublasLtMatmul fails. One stream at a time per
+// device (the workspace is shared).
+std::function<void(cudaStream_t)> cublaslt_gemm_call(Problem const&, Operands const&);
+// cublaslt_gemm_call(p, ops)(stream).
+void cublaslt_gemm(Problem const&, Operands const&, cudaStream_t stream);
 
 // ---------------------------------------------------------------------------------------------
 // Compare
@@ -365,18 +417,22 @@ struct ErrorStats {
   std::int64_t nonfinite = 0;  // NaN/Inf outputs where the reference is finite
   std::int64_t unwritten = 0;  // NaN outputs (the poison value)
   std::int64_t over_bound = 0;  // finite elements outside the element-wise bound (see compare)
-  double tol = 0;               // tolerance(out_dtype, op, k) that rel_fro was held to
+  double tol = 0;               // tolerance(dtype, out_dtype, op, k) that rel_fro was held to
   bool pass = false;
   std::string why;  // empty when pass
 };
 
-// Tolerance on rel_fro:
+// Tolerance on rel_fro, by input dtype `in` (A's), output dtype, op and K:
 //   add:  f32 1e-6, f16 1e-3, bf16 8e-3: fp32 arithmetic, then one rounding to the output type
 //         (unit roundoff 2^-24, 2^-11, 2^-8)
-//   gemm: f32 1e-6 * sqrt(max(k, 1)): fp32 accumulation error grows about like sqrt(k) * eps;
-//         f16 1e-2, bf16 2e-2: fp32 accumulation of exact products, one rounding of the output
-double tolerance(DType out, OpKind, std::int64_t k);
-// Unit roundoff of a dtype: 2^-24 (f32), 2^-11 (f16), 2^-8 (bf16).
+//   gemm: f32 output 1e-6 * sqrt(max(k, 1)): fp32 accumulation error grows about like
+//         sqrt(k) * eps; f16 output 1e-2, bf16 2e-2: fp32 accumulation of exact products, one
+//         rounding of the output.
+//         8-bit inputs: max(that, 2^-11 * sqrt(max(k, 1))). The products are exact in fp32, but
+//         Hopper's 8-bit wgmma adds them into its accumulator keeping fewer bits than fp32 (about
+//         13 or 14), so the error grows with K (validate/README.md; to be checked against GPU runs).
+double tolerance(DType in, DType out, OpKind, std::int64_t k);
+// Unit roundoff of a dtype: 2^-24 (f32), 2^-11 (f16), 2^-8 (bf16), 2^-4 (e4m3), 2^-3 (e5m2).
 double unit_roundoff(DType);
 // A case passes when every element is finite where the reference is (a NaN output, the poison
 // value, counts as unwritten), rel_fro <= tolerance(), and every element is within
@@ -385,7 +441,7 @@ double unit_roundoff(DType);
 // so that a few wrong elements in a large matrix cannot hide in the Frobenius norm. `typical` (see
 // typical_rms) floors rms(ref) here and ||ref||_F in rel_fro at typical * sqrt(elements). When
 // the floored ||ref|| is 0, rel_fro is the absolute ||out - ref|| and the element bound is the tolerance. A reference beyond the output type's range
-// accepts the infinity of the same sign.
+// accepts the infinity of the same sign. The tolerance is tolerance(p.dtype, out_dtype, p.op, p.k).
 ErrorStats compare(std::vector<double> const& out, std::vector<double> const& ref, DType out_dtype,
                    Problem const& p, double typical = 0);
 

@@ -32,17 +32,19 @@ Problem gemm_problem(std::int64_t m, std::int64_t n, std::int64_t k) {
 }
 
 TEST(HarnessCompare, Tolerances) {
-  EXPECT_EQ(tolerance(DType::f32, OpKind::add, 0), 1e-6);
-  EXPECT_EQ(tolerance(DType::f16, OpKind::add, 0), 1e-3);
-  EXPECT_EQ(tolerance(DType::bf16, OpKind::add, 0), 8e-3);
-  EXPECT_DOUBLE_EQ(tolerance(DType::f32, OpKind::gemm, 1), 1e-6);
-  EXPECT_DOUBLE_EQ(tolerance(DType::f32, OpKind::gemm, 0), 1e-6);
-  EXPECT_DOUBLE_EQ(tolerance(DType::f32, OpKind::gemm, 4096), 64e-6);
-  EXPECT_EQ(tolerance(DType::f16, OpKind::gemm, 4096), 1e-2);
-  EXPECT_EQ(tolerance(DType::bf16, OpKind::gemm, 4096), 2e-2);
+  EXPECT_EQ(tolerance(DType::f32, DType::f32, OpKind::add, 0), 1e-6);
+  EXPECT_EQ(tolerance(DType::f16, DType::f16, OpKind::add, 0), 1e-3);
+  EXPECT_EQ(tolerance(DType::bf16, DType::bf16, OpKind::add, 0), 8e-3);
+  EXPECT_DOUBLE_EQ(tolerance(DType::f32, DType::f32, OpKind::gemm, 1), 1e-6);
+  EXPECT_DOUBLE_EQ(tolerance(DType::f32, DType::f32, OpKind::gemm, 0), 1e-6);
+  EXPECT_DOUBLE_EQ(tolerance(DType::f32, DType::f32, OpKind::gemm, 4096), 64e-6);
+  EXPECT_EQ(tolerance(DType::f16, DType::f16, OpKind::gemm, 4096), 1e-2);
+  EXPECT_EQ(tolerance(DType::bf16, DType::bf16, OpKind::gemm, 4096), 2e-2);
+  // 16-bit inputs: by the output type alone.
+  EXPECT_DOUBLE_EQ(tolerance(DType::bf16, DType::f32, OpKind::gemm, 4096), 64e-6);
   // Each add tolerance covers one rounding to the output type.
   for (DType t : {DType::f32, DType::f16, DType::bf16})
-    EXPECT_GT(tolerance(t, OpKind::add, 0), unit_roundoff(t)) << to_string(t);
+    EXPECT_GT(tolerance(t, t, OpKind::add, 0), unit_roundoff(t)) << to_string(t);
   EXPECT_EQ(unit_roundoff(DType::f16), std::ldexp(1.0, -11));
   EXPECT_EQ(unit_roundoff(DType::bf16), std::ldexp(1.0, -8));
   EXPECT_EQ(unit_roundoff(DType::f32), std::ldexp(1.0, -24));
@@ -157,7 +159,7 @@ TEST(HarnessCompare, RoundedOutputPassesOneBadElementFails) {
     EXPECT_EQ(st.over_bound, 1);
     EXPECT_NE(st.why.find("element (345,12)"), std::string::npos) << st.why;
     if (t == DType::bf16) {
-      EXPECT_LT(st.rel_fro, tolerance(t, OpKind::add, 0));  // hidden in rel_fro
+      EXPECT_LT(st.rel_fro, tolerance(t, t, OpKind::add, 0));  // hidden in rel_fro
     }
     // NaNs in several chunks: all counted, the first one named.
     out[700000] = out[40040] = out[999999] = std::numeric_limits<double>::quiet_NaN();
@@ -191,6 +193,48 @@ TEST(HarnessCompare, TypicalRmsFloorsTheScaleOfCancellingDotProducts) {
   a.alpha = 1;
   a.beta = 1;
   EXPECT_DOUBLE_EQ(typical_rms(a), std::sqrt(2.0 / 3));
+  // An 8-bit gemm's scales multiply alpha; add has none.
+  Problem q = gemm_problem(1, 1, 1024);
+  q.dtype = DType::e4m3;
+  q.alpha = 2;
+  q.beta = 0.5;
+  EXPECT_DOUBLE_EQ(typical_rms(q, TensorScales{0.75, 4}), std::sqrt(36 * 1024.0 / 9 + 0.25 / 3));
+  EXPECT_DOUBLE_EQ(typical_rms(q), std::sqrt(4 * 1024.0 / 9 + 0.25 / 3));
+}
+
+// 8-bit inputs: max(the output type's 16-bit gemm tolerance, 2^-11 sqrt(K)), by output type and K.
+TEST(HarnessCompare, Tolerances8Bit) {
+  double const step = std::ldexp(1.0, -11);
+  for (DType in : {DType::e4m3, DType::e5m2}) {
+    // Short sums: the 16-bit bound of the output type.
+    EXPECT_EQ(tolerance(in, DType::bf16, OpKind::gemm, 16), 2e-2);
+    EXPECT_EQ(tolerance(in, DType::f16, OpKind::gemm, 16), 1e-2);
+    EXPECT_DOUBLE_EQ(tolerance(in, DType::f32, OpKind::gemm, 16), 4 * step);  // 4.9e-4 > 4e-6
+    // Long ones: the accumulator's, growing like sqrt(K).
+    EXPECT_DOUBLE_EQ(tolerance(in, DType::bf16, OpKind::gemm, 4096), 64 * step);  // 0.03125
+    EXPECT_DOUBLE_EQ(tolerance(in, DType::f16, OpKind::gemm, 1024), 32 * step);
+    EXPECT_DOUBLE_EQ(tolerance(in, DType::f32, OpKind::gemm, 16384), 128 * step);
+    EXPECT_DOUBLE_EQ(tolerance(in, DType::f32, OpKind::gemm, 0), step);
+    // Never below the 16-bit inputs' of the same output.
+    for (DType out : {DType::bf16, DType::f16, DType::f32})
+      for (std::int64_t k : {1, 64, 255, 1024, 65536})
+        EXPECT_GE(tolerance(in, out, OpKind::gemm, k), tolerance(DType::bf16, out, OpKind::gemm, k));
+  }
+  // compare() takes the problem's input type: a bf16-output error of 0.025 passes an e4m3 gemm of
+  // K = 4096 (tolerance 0.03125) and fails a bf16 one (0.02).
+  std::int64_t const m = 64, n = 64;
+  std::vector<double> ref = random_values(DType::f32, m * n, 9), out = ref;
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = ref[i] * (i % 2 ? 1.025 : 0.975);
+  Problem p = gemm_problem(m, n, 4096);
+  p.dtype = DType::e4m3;
+  p.out_dtype = DType::bf16;
+  ErrorStats st = compare(out, ref, DType::bf16, p);
+  EXPECT_DOUBLE_EQ(st.tol, 64 * step);
+  EXPECT_TRUE(st.pass) << st.why;
+  p.dtype = DType::bf16;
+  st = compare(out, ref, DType::bf16, p);
+  EXPECT_EQ(st.tol, 2e-2);
+  EXPECT_FALSE(st.pass);
 }
 
 }  // namespace

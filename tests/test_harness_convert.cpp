@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <random>
 #include <vector>
 #include <set>
@@ -123,6 +124,26 @@ TEST(HarnessConvert, RoundTo) {
   EXPECT_EQ(round_to(DType::f32, 1.0 / 3.0), double(1.0f / 3.0f));
   EXPECT_EQ(round_to(DType::f16, 1e6), kInf);
   EXPECT_EQ(round_to(DType::f16, -1e6), -kInf);
+  // The 8-bit formats round to nearest even, and overflow as they do without saturation.
+  EXPECT_EQ(round_to(DType::e4m3, 1.0 / 3.0), 0.34375);  // 1.011b x 2^-2
+  EXPECT_EQ(round_to(DType::e5m2, 1.0 / 3.0), 0.3125);   // 1.01b x 2^-2
+  EXPECT_EQ(round_to(DType::e4m3, 1.0625), 1.0);         // a tie: to the even neighbour
+  EXPECT_EQ(round_to(DType::e4m3, 1.1875), 1.25);
+  EXPECT_EQ(round_to(DType::e4m3, -448.0), -448.0);
+  EXPECT_TRUE(std::isnan(round_to(DType::e4m3, 1000.0)));  // no infinity in e4m3
+  EXPECT_EQ(round_to(DType::e5m2, 1e6), kInf);
+  EXPECT_EQ(round_to(DType::e5m2, -1e6), -kInf);
+}
+
+TEST(HarnessConvert, UnitRoundoff8Bit) {
+  EXPECT_EQ(unit_roundoff(DType::e4m3), std::ldexp(1.0, -4));
+  EXPECT_EQ(unit_roundoff(DType::e5m2), std::ldexp(1.0, -3));
+  // Half a step at 1: a value just past it rounds up, one just short of it to 1.
+  for (DType t : {DType::e4m3, DType::e5m2}) {
+    double const u = unit_roundoff(t);
+    EXPECT_EQ(round_to(t, 1 + u * 0.99), 1.0) << to_string(t);
+    EXPECT_EQ(round_to(t, 1 + u * 1.01), 1 + 2 * u) << to_string(t);
+  }
 }
 
 TEST(HarnessConvert, RandomValues) {
@@ -145,6 +166,65 @@ TEST(HarnessConvert, RandomValues) {
     EXPECT_NE(random_values(t, 1000, 43), std::vector<double>(v.begin(), v.begin() + 1000));
   }
   EXPECT_TRUE(random_values(DType::f32, 0, 1).empty());
+}
+
+// The 8-bit inputs: a uniform value in [-1, 1] rounded to the format, so each exact in it (its bits
+// decode to it), none zero, about uniform (mean 0, mean square 1/3), and spread over the format's
+// significands and exponents, subnormals included, not a coarse grid.
+TEST(HarnessConvert, RandomValues8Bit) {
+  for (DType t : {DType::e4m3, DType::e5m2}) {
+    auto const v = random_values(t, 100000, 42);
+    ASSERT_EQ(v.size(), 100000u);
+    std::set<double> distinct;
+    double sum = 0, sum2 = 0, halves = 0, subnormals = 0;
+    double const smallest_normal = std::ldexp(1.0, t == DType::e4m3 ? -6 : -14);
+    for (double x : v) {
+      ASSERT_NE(x, 0.0);
+      ASSERT_GE(x, -1.0);
+      ASSERT_LE(x, 1.0);
+      ASSERT_EQ(round_to(t, x), x) << "not representable in " << to_string(t) << ": " << x;
+      std::uint8_t const bits = t == DType::e4m3 ? double_to_e4m3(x, false) : double_to_e5m2(x, false);
+      ASSERT_EQ(t == DType::e4m3 ? e4m3_to_double(bits) : e5m2_to_double(bits), x);
+      distinct.insert(x);
+      sum += x, sum2 += x * x;
+      halves += std::fabs(x) < 0.5;
+      subnormals += std::fabs(x) < smallest_normal;
+    }
+    double const n = double(v.size());
+    EXPECT_LT(std::fabs(sum / n), 0.02) << to_string(t);
+    EXPECT_NEAR(sum2 / n, 1.0 / 3, 0.01) << to_string(t);
+    // Uniform: about half of them below 0.5 in magnitude (rounding moves that edge by half a step).
+    EXPECT_NEAR(halves / n, 0.5, 0.04) << to_string(t);
+    // e4m3 has 112 values in [-1, 1] but 0 (6 binades of 8 below 1, 1, and 7 subnormals, each
+    // sign), e5m2 120 (14 binades of 4, 1, 3 subnormals): e5m2's smallest are too rare to all come.
+    EXPECT_GE(distinct.size(), t == DType::e4m3 ? 110u : 80u) << to_string(t);
+    if (t == DType::e4m3) EXPECT_GT(subnormals, 0) << "no subnormal among 100,000 e4m3 values";
+    EXPECT_EQ(random_values(t, 1000, 42), std::vector<double>(v.begin(), v.begin() + 1000));
+    EXPECT_NE(random_values(t, 1000, 43), std::vector<double>(v.begin(), v.begin() + 1000));
+  }
+}
+
+// An 8-bit case's tensor scales: 0.75 or 1.25 times 2^-2 .. 2^2, never 1, never equal to each
+// other, from the seed alone; over many seeds every value comes.
+TEST(HarnessConvert, RandomScales) {
+  std::set<double> seen;
+  for (std::uint64_t seed = 0; seed < 2000; ++seed) {
+    TensorScales const s = random_scales(seed);
+    for (double x : {s.a, s.b}) {
+      int e = 0;
+      double const m = std::frexp(x, &e);  // x = m 2^e, m in [0.5, 1)
+      EXPECT_TRUE(m == 0.75 || m == 0.625) << x;  // 0.75 2^e or 1.25 2^(e-1)
+      EXPECT_GE(x, 0.1875);
+      EXPECT_LE(x, 5.0);
+      EXPECT_NE(x, 1.0);
+      EXPECT_EQ(double(float(x)), x);
+      seen.insert(x);
+    }
+    EXPECT_NE(s.a, s.b) << seed;
+    EXPECT_EQ(random_scales(seed).a, s.a);
+    EXPECT_EQ(random_scales(seed).b, s.b);
+  }
+  EXPECT_EQ(seen.size(), 10u);
 }
 
 // The 8-bit formats against their definitions, and against CUDA's own host conversion

@@ -50,6 +50,14 @@ TEST(HarnessMemory, DeviceBytes) {
   g0.lda = g0.ldb = g0.ldc = 0;
   EXPECT_EQ(device_bytes(g0, 0), (255u * 1000 * 2 + 256) + (255u * 129 * 2 + 256) + 2 * (129u * 1000 * 4 + 256));
 
+  // 8-bit gemm: A and B of one byte (B in its own type's), C and D in the output type, and the two
+  // scales (fp32, 16 bytes apart, in a matrix of their own: 1 x 2 with a leading dimension of 4).
+  Problem f = g0;
+  f.dtype = DType::e4m3;
+  f.b_dtype = DType::e5m2;
+  f.out_dtype = DType::bf16;
+  EXPECT_EQ(device_bytes(f, 0), (255u * 1000 + 256) + (255u * 129 + 256) + 2 * (129u * 1000 * 2 + 256) + (8 * 4 + 256));
+
   // The GPU test's case: f32 gemm, M = N = K = 2^18, 256 GiB per operand.
   Problem big;
   big.op = OpKind::gemm;
