@@ -1,10 +1,12 @@
 // loom-bench: times every kernel of a sweep side by side with cuBLAS, with Google Benchmark.
 //
-// One benchmark per case, named like its NVTX range, "<kernel>/<dtype>/<layout>/<M>x<N>x<K>".
-// Each case runs its baselines first: "cublas/..." (geam for add, GemmEx for gemm; for f16/bf16
-// add, which cuBLAS lacks, fp32 geam over the same shape as the bandwidth reference) and, for
-// bandwidth-bound ops, "memcpy_d2d/..." moving the same number of bytes. The kernel's vs_cublas
-// counter divides its throughput by the baseline's, measured moments before in the same process.
+// One benchmark per case, named like its NVTX range, "<kernel>/<dtype>/<layout>/<M>x<N>x<K>" (the
+// dtype is the input types: "bf16", "e4m3", "e4m3xe5m2"). Each case runs its baselines first:
+// "cublas/..." (geam for add, GemmEx for gemm; for f16/bf16 add, which cuBLAS lacks, fp32 geam over
+// the same shape as the bandwidth reference; for 8-bit gemm, cuBLASLt's FP8 matmul with the same
+// tensor scales, harness::cublaslt_gemm, where it takes the case) and, for bandwidth-bound ops,
+// "memcpy_d2d/..." moving the same number of bytes. The kernel's vs_cublas counter divides its
+// throughput by the baseline's, measured moments before in the same process.
 //
 // Timing (nvbench's cold measurement, driven by Google Benchmark): each benchmark runs exactly one
 // Google Benchmark iteration (Iterations(1)), and that iteration is one whole measurement: warm-up
@@ -177,7 +179,9 @@ std::vector<harness::SweepSpec> build_specs(Options const& o) {
         s.k = {kk};
         s.alpha = {1.0};
         s.beta = {0.0};
-        s.dtypes = k.dtypes;
+        // 8-bit inputs are timed when --dtypes names them (bench/README.md), not by default.
+        for (DType t : k.dtypes)
+          if (!loom::is_8bit(t)) s.dtypes.push_back(t);
         // The tensor-core kernels' bars name ccc and rcr (row-major A, the common LLM layout).
         s.layouts = fp32 ? std::vector<std::string>{"ccc"} : std::vector<std::string>{"ccc", "rcr"};
         specs.push_back(s);
@@ -202,8 +206,20 @@ std::vector<harness::SweepSpec> build_specs(Options const& o) {
     return specs;
   }
 
-  std::vector<DType> const dtypes = pr.dtypes.value_or(std::vector<DType>{DType::f32, DType::f16, DType::bf16});
+  std::vector<harness::InputTypes> const dtypes =
+      pr.dtypes.value_or(std::vector<harness::InputTypes>{DType::f32, DType::f16, DType::bf16});
   std::vector<std::string> const layouts = pr.layouts.value_or(std::vector<std::string>{"ccc"});
+  // Without --layouts, 8-bit inputs take rcr (k-major A and B, the only layouts their kernels and
+  // cuBLASLt take; D row-major as the transformer layers have it), the others ccc: a spec each.
+  std::vector<std::pair<std::vector<harness::InputTypes>, std::vector<std::string>>> groups;
+  if (pr.layouts) {
+    groups.emplace_back(dtypes, layouts);
+  } else {
+    std::vector<harness::InputTypes> wide, narrow;
+    for (harness::InputTypes t : dtypes) (loom::is_8bit(t.a) ? narrow : wide).push_back(t);
+    if (!wide.empty()) groups.emplace_back(wide, layouts);
+    if (!narrow.empty()) groups.emplace_back(narrow, std::vector<std::string>{"rcr"});
+  }
   std::optional<std::vector<std::int64_t>> const &ms = pr.m, &ns = pr.n, &ks = pr.k;
   std::vector<double> const alpha = pr.alpha.value_or(std::vector<double>{1.0});
   std::optional<std::vector<double>> const& beta = pr.beta;
@@ -219,7 +235,8 @@ std::vector<harness::SweepSpec> build_specs(Options const& o) {
     if (of_gemm.empty())
       throw UsageError("--sweep=" + o.shared.sweep.text + " times gemm kernels, and no selected kernel is one (see --list)");
     harness::SweepSpec s = base(OpKind::gemm, of_gemm);
-    s.dtypes = pr.dtypes ? dtypes : kLlmDtypes;
+    if (pr.dtypes) s.dtypes = dtypes;
+    else s.dtypes.assign(kLlmDtypes.begin(), kLlmDtypes.end());
     s.layouts = pr.layouts ? layouts : named->bench_layouts;
     s.m = ms ? *ms : named->m;
     s.n = {1};
@@ -249,16 +266,18 @@ std::vector<harness::SweepSpec> build_specs(Options const& o) {
       if (loom::find_kernel(n)->op == op) of_op.push_back(n);
     if (of_op.empty()) continue;
     std::vector<std::int64_t> const& m_list = ms ? *ms : (op == OpKind::add ? kDefaultAddSizes : kDefaultGemmSizes);
-    harness::SweepSpec one = base(op, of_op);
-    one.dtypes = dtypes;
-    one.layouts = layouts;
-    one.m = {1};
-    one.n = ns ? *ns : std::vector<std::int64_t>{1};
-    one.k = ks ? *ks : std::vector<std::int64_t>{1};
-    one.alpha = alpha;
-    one.beta = beta ? *beta : std::vector<double>{1.0};
-    unsigned __int128 const n = (unsigned __int128)harness::count_cases(one) * m_list.size();
-    total = n > ~std::uint64_t(0) - total ? ~std::uint64_t(0) : total + std::uint64_t(n);
+    for (auto const& [group_dtypes, group_layouts] : groups) {
+      harness::SweepSpec one = base(op, of_op);
+      one.dtypes = group_dtypes;
+      one.layouts = group_layouts;
+      one.m = {1};
+      one.n = ns ? *ns : std::vector<std::int64_t>{1};
+      one.k = ks ? *ks : std::vector<std::int64_t>{1};
+      one.alpha = alpha;
+      one.beta = beta ? *beta : std::vector<double>{1.0};
+      unsigned __int128 const n = (unsigned __int128)harness::count_cases(one) * m_list.size();
+      total = n > ~std::uint64_t(0) - total ? ~std::uint64_t(0) : total + std::uint64_t(n);
+    }
   }
   if (total > max_cases) too_many_cases(total, max_cases);
 
@@ -267,18 +286,19 @@ std::vector<harness::SweepSpec> build_specs(Options const& o) {
     for (auto const& n : names)
       if (loom::find_kernel(n)->op == op) of_op.push_back(n);
     if (of_op.empty()) continue;
-    for (std::int64_t m : ms ? *ms : (op == OpKind::add ? kDefaultAddSizes : kDefaultGemmSizes)) {
-      harness::SweepSpec s = base(op, of_op);
-      s.dtypes = dtypes;
-      s.layouts = layouts;
-      s.m = {m};
-      s.n = ns ? *ns : std::vector<std::int64_t>{m};
-      s.k = ks ? *ks : std::vector<std::int64_t>{m};
-      s.alpha = alpha;
-      // beta = 1 for add, so that cuBLAS geam reads B as the kernel does; 0 for gemm.
-      s.beta = beta ? *beta : std::vector<double>{op == OpKind::add ? 1.0 : 0.0};
-      specs.push_back(s);
-    }
+    for (std::int64_t m : ms ? *ms : (op == OpKind::add ? kDefaultAddSizes : kDefaultGemmSizes))
+      for (auto const& [group_dtypes, group_layouts] : groups) {
+        harness::SweepSpec s = base(op, of_op);
+        s.dtypes = group_dtypes;
+        s.layouts = group_layouts;
+        s.m = {m};
+        s.n = ns ? *ns : std::vector<std::int64_t>{m};
+        s.k = ks ? *ks : std::vector<std::int64_t>{m};
+        s.alpha = alpha;
+        // beta = 1 for add, so that cuBLAS geam reads B as the kernel does; 0 for gemm.
+        s.beta = beta ? *beta : std::vector<double>{op == OpKind::add ? 1.0 : 0.0};
+        specs.push_back(s);
+      }
   }
   return specs;
 }
@@ -382,7 +402,7 @@ harness::Watchdog watchdog("loom-bench");
 std::string problem_key(Problem const& p, int misalign) {
   char buf[256];
   std::snprintf(buf, sizeof buf, "%s|%s|%s|%s|%lld|%lld|%lld|%lld|%lld|%lld|%d", loom::to_string(p.op),
-                loom::to_string(p.dtype), loom::to_string(p.out_dtype), loom::layout_string(p).c_str(),
+                loom::input_types(p).c_str(), loom::to_string(p.out_dtype), loom::layout_string(p).c_str(),
                 (long long)p.m, (long long)p.n, (long long)p.k, (long long)p.lda, (long long)p.ldb,
                 (long long)p.ldc, misalign);
   return buf;
@@ -397,7 +417,8 @@ harness::CaseBuffers& case_buffers(Problem const& p, int misalign) {
     if (std::string const why = harness::why_no_memory(harness::device_bytes(p, misalign), harness::free_device_bytes());
         !why.empty())
       throw harness::Error(why);
-    auto b = std::make_unique<harness::CaseBuffers>(harness::make_buffers(p, misalign));
+    // An 8-bit case's tensor scales from seed 5, the matrices' being 1 to 4.
+    auto b = std::make_unique<harness::CaseBuffers>(harness::make_buffers(p, misalign, 5));
     // Random, never zero; D too, so that cuBLAS gemm reading C = D (beta != 0) sees finite data.
     std::uint64_t seed = 1;
     for (harness::DeviceMatrix* m : {&b->a, &b->b, &b->c, &b->d})
@@ -473,8 +494,8 @@ struct Bench {
   std::string name;  // benchmark name
   std::string nvtx;  // NVTX range name (the case name)
   std::string key;   // the case, shared by a kernel and its baselines
-  std::string label;  // as planned: dtype=...; layout=...[; out_dtype=...][; the row's own][; sweep][; tags]
-  std::size_t fields_len = 0;  // label.substr(0, fields_len): dtype, layout, out_dtype; disposition goes after
+  std::string label;  // as planned: dtype=...; layout=...[; out_dtype=...][; scale=tensor][; the row's own][; sweep][; tags]
+  std::size_t fields_len = 0;  // label.substr(0, fields_len): dtype, layout, out_dtype, scale; disposition goes after
   std::string repro;  // a loom-bench command that times this case again (harness::bench_repro_command)
   std::string plan;   // --plans: the plan this row forces (KernelInfo::launch_plan's spec), or "" (the kernel's own)
   bool bandwidth = true;  // throughput in GB/s (add, memcpy) or TFLOP/s (gemm)
@@ -512,9 +533,16 @@ std::function<std::string()> make_launcher(Bench const& b) {
       loom::Operands ops = case_buffers(b.problem, b.misalign).operands();
       ops.c = ops.d;  // gemm: C aliases D, so that no C -> D copy is timed with cuBLAS
       Problem const p = b.problem;
+      // 8-bit inputs: cuBLASLt's FP8 gemm, its descriptors and algorithm made here, so that a timed
+      // launch is the one cublasLtMatmul.
+      std::function<void(cudaStream_t)> lt;
+      if (loom::is_8bit(p.dtype)) lt = harness::cublaslt_gemm_call(p, ops);
       return [=]() -> std::string {
         try {
-          harness::reference_cublas(p, ops, g.cublas, s);
+          if (lt)
+            lt(s);
+          else
+            harness::reference_cublas(p, ops, g.cublas, s);
         } catch (std::exception const& e) {
           return e.what();
         }
@@ -581,9 +609,10 @@ std::function<std::string()> with_fault(std::function<std::string()> launch) {
 // ---------------------------------------------------------------------------------------------
 // Verification (--verification=on): before a kernel's row is timed, one launch on a NaN-poisoned
 // D is compared with the reference by harness::compare, with loom-validate's tolerances. The
-// reference is cuBLAS on the GPU where it has the case (GemmEx, f32 geam), so that 8192^3 and
-// 16384^2 stay affordable, else (f16/bf16 add, O(M N)) fp64 on the host; it is computed once per
-// case and shared by the case's kernels. Dispositions (the CUTLASS profiler's): passed,
+// reference is cuBLAS on the GPU where it has the case (GemmEx, f32 geam; for 8-bit gemm GemmEx
+// over A and B widened exactly to 16 bits, harness::reference_cublas, not the cuBLASLt baseline),
+// so that 8192^3 and 16384^2 stay affordable, else (f16/bf16 add, O(M N)) fp64 on the host; it is
+// computed once per case and shared by the case's kernels. Dispositions (the CUTLASS profiler's): passed,
 // incorrect, not_verified (a baseline, --verification=off, or no room on the host for the check),
 // failed (the row's launch failed: its error says why); not_supported cases have no row in a run
 // (they are left out with a note, and listed by --mode=enumerate).
@@ -635,7 +664,7 @@ std::vector<double> const& case_reference(Bench const& b, harness::CaseBuffers& 
   } else {
     std::vector<double> const A = harness::to_host(buf.a), B = harness::to_host(buf.b);
     std::vector<double> const C = buf.c.empty() ? std::vector<double>{} : harness::to_host(buf.c);
-    ref = harness::reference_host(p, A, B, C);
+    ref = harness::reference_host(p, A, B, C, buf.scales);
   }
   g.ws.ref = std::make_unique<std::vector<double>>(std::move(ref));
   g.ws.ref_key = b.key;
@@ -665,7 +694,8 @@ std::string verify(Bench const& b, std::function<std::string()> const& launch, s
       LOOM_CUDA(cudaStreamSynchronize(g.stream));
       std::vector<double> const out = harness::to_host(buf.d);
       std::vector<double> const& ref = case_reference(b, buf, reference);
-      harness::ErrorStats const st = harness::compare(out, ref, b.problem.out_dtype, b.problem, harness::typical_rms(b.problem));
+      harness::ErrorStats const st =
+          harness::compare(out, ref, b.problem.out_dtype, b.problem, harness::typical_rms(b.problem, buf.scales));
       disposition = st.pass ? "passed" : "incorrect";
       if (!st.pass) {
         std::string const why = b.name + ": " + st.why + " (against " + (reference == "cublas" ? "cuBLAS" : "fp64 on the host") + ")";
@@ -917,7 +947,7 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
   std::stable_sort(groups.begin(), groups.end(), [](Group const& x, Group const& y) {
     auto t = [](Group const& g_) {
       Problem const& p = g_.p;
-      return std::make_tuple(int(p.op), int(p.dtype), loom::layout_string(p),
+      return std::make_tuple(int(p.op), int(p.dtype), int(loom::b_type(p)), int(p.out_dtype), loom::layout_string(p),
                              p.m * p.n * std::max<std::int64_t>(p.k, 1), p.m, p.n, p.k, p.alpha, p.beta);
     };
     return t(x) < t(y);
@@ -945,7 +975,11 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
     double const bytes =
         double(p.m) * double(p.n) * double(2 * loom::size_of(p.dtype) + loom::size_of(p.out_dtype));
     double const flops = 2.0 * double(p.m) * double(p.n) * double(p.k);
-    double const peak = add ? g.info.peak_dram_gbs : (p.dtype == DType::f32 ? peak_fp32 : peak_tensor);
+    // 8-bit inputs: Hopper's dense 8-bit tensor rate, twice the 16-bit one (none known elsewhere).
+    double const peak = add                      ? g.info.peak_dram_gbs
+                        : p.dtype == DType::f32  ? peak_fp32
+                        : loom::is_8bit(p.dtype) ? (g.info.cc == 90 ? 2 * peak_tensor : 0)
+                                                 : peak_tensor;
 
     // A named sweep's rows say so in their label (sweep=llm), so that scripts/plot.py can pick them
     // out of a JSON whatever else it holds, and give beta where C is read: plot.py counts the bytes
@@ -954,10 +988,12 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
     if (!g.sweep.empty()) tag = "sweep=" + g.sweep + (p.beta != 0 ? "; beta=" + fmt_real(p.beta) : "");
     for (auto const& [key, value] : g.tags) tag += (tag.empty() ? "" : "; ") + key + "=" + value;
     if (!g.device_fields.empty()) tag += (tag.empty() ? "" : "; ") + g.device_fields;
-    // Every row says its dtype and layout (the case's: the fp32 geam baseline of f16 add is an f16
-    // row), so that a consumer need not parse the name; the size is in the counters m, n, k.
-    std::string const fields = "dtype=" + std::string(loom::to_string(p.dtype)) + "; layout=" + loom::layout_string(p) +
-                               (p.out_dtype != p.dtype ? "; out_dtype=" + std::string(loom::to_string(p.out_dtype)) : "");
+    // Every row says its dtype (the input types) and layout (the case's: the fp32 geam baseline of
+    // f16 add is an f16 row), so that a consumer need not parse the name; the size is in the
+    // counters m, n, k. 8-bit rows also say their scaling (scale=tensor: per-tensor fp32 scales).
+    std::string const fields = "dtype=" + loom::input_types(p) + "; layout=" + loom::layout_string(p) +
+                               (p.out_dtype != p.dtype ? "; out_dtype=" + std::string(loom::to_string(p.out_dtype)) : "") +
+                               (loom::is_8bit(p.dtype) ? "; scale=tensor" : "");
     auto tagged = [&](std::string const& label) {
       std::string out = fields;
       if (!label.empty()) out += "; " + label;
@@ -976,7 +1012,9 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
     auto no_room = [&](std::uint64_t bytes) {
       return g.free_bytes ? harness::why_no_memory(bytes, *g.free_bytes) : std::string();
     };
-    std::string const kernel_no_room = no_room(harness::device_bytes(p, grp.misalign));
+    // With verification, an 8-bit case's cuBLAS reference also holds 16-bit copies of A and B.
+    std::string const kernel_no_room = no_room(
+        harness::device_bytes(p, grp.misalign) + (g.verify ? harness::reference_cublas_bytes(p) : 0));
 
     // A baseline's repro selects a kernel of the case (one that runs here, where there is one) and
     // times the baseline alone; a kernel's times it with its baselines, as vs_cublas needs.
@@ -1000,18 +1038,21 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
     if (g.use_loom && runnable.empty()) continue;
     std::string const case_kernel = (runnable.empty() ? grp.kernels.front() : runnable.front())->name;
 
-    // cuBLAS baseline. f16/bf16 add: fp32 geam over the same shape, compared in bytes/s.
+    // cuBLAS baseline. f16/bf16 add: fp32 geam over the same shape, compared in bytes/s. 8-bit gemm:
+    // cuBLASLt's FP8 matmul (harness::cublaslt_gemm), where it takes the case.
     Bench cb;
     cb.kind = Kind::cublas;
     cb.problem = p;
     cb.misalign = grp.misalign;
+    bool const fp8 = loom::is_8bit(p.dtype);
     if (add && (p.dtype != DType::f32 || p.out_dtype != DType::f32)) {
       cb.problem.dtype = cb.problem.out_dtype = DType::f32;
       cb.problem.lda = cb.problem.ldb = cb.problem.ldc = 0;
       cb.problem = loom::with_default_lds(cb.problem);
       cb.label = "fp32 geam (cuBLAS has no " + std::string(loom::to_string(p.dtype)) + " geam)";
     }
-    std::string const no_cublas = harness::why_no_cublas(cb.problem);
+    if (fp8) cb.label = "cuBLASLt FP8 (cublasLtMatmul, tensor scales, fast accumulation off)";
+    std::string const no_cublas = fp8 ? harness::why_no_cublaslt(cb.problem) : harness::why_no_cublas(cb.problem);
     std::string const cublas_no_room = no_room(harness::device_bytes(cb.problem, grp.misalign));
     if (!g.use_cublas) {
     } else if (no_cublas.empty() && !cublas_no_room.empty()) {
@@ -1030,9 +1071,10 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
       cb.repro = repro(case_kernel, "cublas");
       out.push_back(cb);
     } else if (left_out) {
-      left_out->push_back({loom::case_name("cublas", p) + suffix, "no cuBLAS baseline: " + no_cublas, p});
+      left_out->push_back(
+          {loom::case_name("cublas", p) + suffix, std::string(fp8 ? "no cuBLASLt baseline: " : "no cuBLAS baseline: ") + no_cublas, p});
     } else {
-      std::fprintf(stderr, "loom-bench: no cuBLAS baseline for %s: %s\n",
+      std::fprintf(stderr, "loom-bench: no %s baseline for %s: %s\n", fp8 ? "cuBLASLt" : "cuBLAS",
                    loom::case_name("cublas", p).c_str(), no_cublas.c_str());
     }
 
@@ -1307,8 +1349,9 @@ int main(int argc, char** argv) {
       "bandwidth-bound ops), one Google Benchmark per case named <kernel>/<dtype>/<layout>/<M>x<N>x<K>.\n"
       "Lists take the CUTLASS-profiler syntax: 1024, 1,7,127, 1024:8192:1024 (inclusive).\n"
       "Without sweep options: add, f32/f16/bf16 ccc and f32 rrr, M=N in 2048,4096,8192,16384; gemm,\n"
-      "each kernel's dtypes, ccc, 4096^3 and 8192^3, and for fp32 kernels 128x8192x8192,\n"
-      "512x14336x4096 and 8192x8192x512. --kernels alone picks kernels from that sweep.",
+      "each kernel's f32/f16/bf16 dtypes, ccc, 4096^3 and 8192^3, and for fp32 kernels 128x8192x8192,\n"
+      "512x14336x4096 and 8192x8192x512. --kernels alone picks kernels from that sweep. 8-bit inputs\n"
+      "(--dtypes=e4m3,e4m3xe5m2,...) are timed in rcr unless --layouts says otherwise, beside cuBLASLt's FP8 gemm.",
       "loom-bench"};
   // The options loom-validate shares (harness/cli.hpp), then loom-bench's own.
   o.shared.add(app, cli::Tool::bench);
@@ -1372,8 +1415,9 @@ int main(int argc, char** argv) {
       "--benchmark_filter=REGEX --benchmark_format=json --benchmark_out=FILE --benchmark_out_format=json.\n"
       "Counters: m, n, k, samples, noise_pct, min_us, median_us, host_us, throttled_discarded and sm_mhz (with NVML), GB/s "
       "or TFLOP/s, pct_peak, vs_cublas (throughput / cuBLAS's, same run); Time is the median launch. "
-      "Labels: [path=P; ]dtype=D; layout=L; disposition=passed|incorrect|not_verified|failed, then the "
-      "baseline's note, the sweep, --tags, and the GPU that ran the row: device=ORDINAL; device_name=NAME; "
+      "Labels: [path=P; ]dtype=D; layout=L[; out_dtype=O][; scale=tensor]; disposition=passed|incorrect|not_verified|"
+      "failed, then the baseline's note (8-bit rows: cuBLASLt FP8), the sweep, --tags, and the GPU that ran the row: "
+      "device=ORDINAL; device_name=NAME; "
       "pci_bus_id=BUS (the JSON context: loom_device_ordinal, loom_pci_bus_id, loom_uuid, loom_shard).");
   g_app = &app;
 
@@ -1457,7 +1501,7 @@ int main(int argc, char** argv) {
   // Every shared option's value, checked before anything else (no GPU looked for yet). The label's
   // own fields may not be tags; m, n and k neither, lest a tag read as the case's size.
   try {
-    o.shared.parse(cli::Tool::bench, {"dtype", "layout", "out_dtype", "path", "sweep", "beta", "m", "n", "k", "device",
+    o.shared.parse(cli::Tool::bench, {"dtype", "layout", "out_dtype", "scale", "path", "sweep", "beta", "m", "n", "k", "device",
                                       "device_name", "pci_bus_id"});
   } catch (UsageError const& e) {
     die(e.what(), 2);
@@ -1611,11 +1655,13 @@ int main(int argc, char** argv) {
   ctx("loom_peak_dram_gbs", fmt("%.1f", d.peak_dram_gbs));
   ctx("loom_peak_fp32_tflops", fmt("%.2f", d.peak_fp32_tflops));
   ctx("loom_peak_f16_bf16_tensor_tflops", fmt("%.1f", peak_tensor));
+  ctx("loom_peak_fp8_tensor_tflops", fmt("%.1f", d.cc == 90 ? 2 * peak_tensor : 0.0));
   ctx("loom_peaks", "add: DRAM " + fmt("%.0f", d.peak_dram_gbs) + " GB/s (" +
                         std::to_string(d.mem_clock_mhz) + " MHz x bus width x 2 / 8); gemm f32: FP32 FMA " +
                         fmt("%.1f", d.peak_fp32_tflops) + " TFLOP/s (" + std::to_string(d.sm_count) +
                         " SMs x " + std::to_string(d.fp32_lanes_per_sm) + " FMA/clk x 2 x " +
-                        std::to_string(d.sm_clock_mhz) + " MHz); gemm f16/bf16: dense tensor " + tensor_how);
+                        std::to_string(d.sm_clock_mhz) + " MHz); gemm f16/bf16: dense tensor " + tensor_how +
+                        "; gemm e4m3/e5m2: twice that on compute capability 9.0, else unknown");
   ctx("loom_timing", "median of CUDA-event times, one launch each; L2 flushed by reading " +
                          std::to_string(g.flusher->bytes() >> 20) + " MiB before every timed launch; " +
                          std::to_string(o.warmup) + " warm-up launches");

@@ -1,5 +1,6 @@
 #include "harness/cli.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -72,6 +73,25 @@ std::vector<DType> dtype_list(std::string const& opt, std::string const& text) {
     if ((s != "f32" && s != "f16" && s != "bf16") || !parse_dtype(s, &t))
       throw UsageError(opt + ": unknown dtype \"" + s + "\" (known: f32, f16, bf16)");
     if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+  }
+  return out;
+}
+
+std::vector<harness::InputTypes> input_types_list(std::string const& opt, std::string const& text) {
+  // The names the reports print (InputTypes::name): a pair only where A's and B's types differ,
+  // and only of 8-bit types, which are the only inputs that mix.
+  static std::vector<harness::InputTypes> const known = {
+      DType::f32, DType::f16, DType::bf16, DType::e4m3, DType::e5m2,
+      harness::InputTypes(DType::e4m3, DType::e5m2), harness::InputTypes(DType::e5m2, DType::e4m3)};
+  std::vector<harness::InputTypes> out;
+  for (auto const& s : name_list(opt, text)) {
+    auto const it = std::find_if(known.begin(), known.end(), [&](harness::InputTypes const& t) { return t.name() == s; });
+    if (it == known.end()) {
+      std::string names;
+      for (auto const& t : known) names += (names.empty() ? "" : ", ") + t.name();
+      throw UsageError(opt + ": unknown dtype \"" + s + "\" (known: " + names + ")");
+    }
+    if (std::find(out.begin(), out.end(), *it) == out.end()) out.push_back(*it);
   }
   return out;
 }
@@ -170,7 +190,10 @@ void KernelOptions::parse() {
 
 void ProblemOptions::add(CLI::App& app, Tool tool) {
   bool const bench = tool == Tool::bench;
-  dtypes_opt = app.add_option("--dtypes", dtypes_text, "Element types: comma list of f32, f16, bf16 (default: all)");
+  dtypes_opt = app.add_option(
+      "--dtypes", dtypes_text,
+      "Input types: comma list of f32, f16, bf16, e4m3, e5m2, and the 8-bit pairs of A's and B's e4m3xe5m2, "
+      "e5m2xe4m3 (gemm; k-major A and B, layouts rc?) (default: f32, f16, bf16)");
   layouts_opt = app.add_option("--layouts", layouts_text,
                                "Storage orders of A, B and C/D, c or r each, e.g. ccc,rcr (default: " +
                                    std::string(bench ? "ccc" : "all eight") + ")");
@@ -182,16 +205,27 @@ void ProblemOptions::add(CLI::App& app, Tool tool) {
   alpha_opt = app.add_option("--alpha", alpha_text, "alpha list (default: 1)");
   beta_opt = app.add_option("--beta", beta_text,
                             bench ? "beta list (default: 1 for add, so that B is read; 0 for gemm)" : "beta list");
+  scale_opt = app.add_option("--scale", scale_text,
+                             "Scaling of 8-bit inputs: tensor (one fp32 scale each for A and B, from the case's seed) "
+                             "(default: tensor; block: not supported yet)");
 }
 
 void ProblemOptions::parse() {
-  if (dtypes_opt->count()) dtypes = dtype_list("--dtypes", dtypes_text);
+  if (dtypes_opt->count()) dtypes = input_types_list("--dtypes", dtypes_text);
   if (layouts_opt->count()) layouts = layout_list("--layouts", layouts_text);
   if (m_opt->count()) m = size_list("--m", m_text);
   if (n_opt->count()) n = size_list("--n", n_text);
   if (k_opt->count()) k = size_list("--k", k_text);
   if (alpha_opt->count()) alpha = real_list("--alpha", alpha_text);
   if (beta_opt->count()) beta = real_list("--beta", beta_text);
+  if (scale_opt->count()) {
+    if (scale_text == "block") throw UsageError("--scale=block: block scales are not supported yet");
+    if (scale_text != "tensor") throw UsageError("--scale is tensor or block, found \"" + scale_text + "\"");
+    scale = scale_text;
+    // A scaling that applies to no input would be ignored.
+    if (!dtypes || std::none_of(dtypes->begin(), dtypes->end(), [](harness::InputTypes t) { return is_8bit(t.a); }))
+      throw UsageError("--scale is for 8-bit inputs, and --dtypes names none (e4m3, e5m2, e4m3xe5m2, e5m2xe4m3)");
+  }
 }
 
 void SweepOptions::add(CLI::App& app, Tool tool) {

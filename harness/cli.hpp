@@ -41,8 +41,11 @@ std::vector<std::int64_t> int_list(std::string const& opt, std::string const& te
 std::vector<std::int64_t> size_list(std::string const& opt, std::string const& text);
 std::vector<double> real_list(std::string const& opt, std::string const& text);
 std::vector<std::string> name_list(std::string const& opt, std::string const& text);
-// f32, f16, bf16: the names the reports print, and no others, repeated ones once.
+// f32, f16, bf16: the names the reports print, and no others, repeated ones once (output dtypes).
 std::vector<DType> dtype_list(std::string const& opt, std::string const& text);
+// Input types (--dtypes): f32, f16, bf16, e4m3, e5m2, and the 8-bit pairs of A's and B's types
+// e4m3xe5m2 and e5m2xe4m3, as the reports print them, repeated ones once.
+std::vector<harness::InputTypes> input_types_list(std::string const& opt, std::string const& text);
 // Three letters c or r each (A, B, C/D).
 std::vector<std::string> layout_list(std::string const& opt, std::string const& text);
 // An integer in [lo, hi]: digits only, no sign, no wrap-around.
@@ -70,19 +73,23 @@ struct KernelOptions {
   void parse();
 };
 
-// --dtypes, --layouts, --m, --n, --k, --alpha, --beta: each set when given.
+// --dtypes, --layouts, --m, --n, --k, --alpha, --beta: each set when given. --scale: the 8-bit
+// inputs' scaling, tensor (per-tensor fp32 scales, the default and only one so far) or block
+// (refused: "--scale=block: block scales are not supported yet"); given, --dtypes must name 8-bit
+// inputs.
 struct ProblemOptions {
-  std::string dtypes_text, layouts_text, m_text, n_text, k_text, alpha_text, beta_text;
+  std::string dtypes_text, layouts_text, m_text, n_text, k_text, alpha_text, beta_text, scale_text;
   CLI::Option *dtypes_opt = nullptr, *layouts_opt = nullptr, *m_opt = nullptr, *n_opt = nullptr, *k_opt = nullptr,
-              *alpha_opt = nullptr, *beta_opt = nullptr;
-  std::optional<std::vector<DType>> dtypes;
+              *alpha_opt = nullptr, *beta_opt = nullptr, *scale_opt = nullptr;
+  std::optional<std::vector<harness::InputTypes>> dtypes;
   std::optional<std::vector<std::string>> layouts;
   std::optional<std::vector<std::int64_t>> m, n, k;
   std::optional<std::vector<double>> alpha, beta;
+  std::string scale = "tensor";  // --scale
 
   void add(CLI::App&, Tool);
   void parse();
-  // Any of them given (loom-bench: a custom sweep instead of the default one).
+  // Any of the sweep's lists given (loom-bench: a custom sweep instead of the default one).
   bool any() const { return dtypes || layouts || m || n || k || alpha || beta; }
 };
 
@@ -140,7 +147,7 @@ struct RunOptions {
   void parse(std::vector<std::string> const& reserved);
 };
 
-// The 19 options both tools declare.
+// The 20 options both tools declare.
 struct Options {
   KernelOptions kernels;
   ProblemOptions problem;

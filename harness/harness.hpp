@@ -143,9 +143,26 @@ std::vector<double> parse_real_list(std::string_view);
 // "a,b,c" -> {"a","b","c"}; throws std::invalid_argument on an empty item.
 std::vector<std::string> split_list(std::string_view);
 
+// The input types of a case: A's and B's dtypes, one for both but in the 8-bit pairs (e4m3 x e5m2,
+// e5m2 x e4m3). A DType converts to the pair of it with itself.
+struct InputTypes {
+  DType a = DType::f32, b = DType::f32;
+  InputTypes() = default;
+  InputTypes(DType t) : a(t), b(t) {}  // NOLINT: implicit, so that {DType::f16} is a list of them
+  InputTypes(DType a_, DType b_) : a(a_), b(b_) {}
+  bool operator==(InputTypes const&) const = default;
+  // As input_types() names a case's: "bf16", "e4m3", "e4m3xe5m2".
+  std::string name() const;
+};
+// The output dtypes gemm of these inputs may write: f32 inputs f32; f16/bf16 inputs their own or
+// f32; 8-bit inputs bf16, f16 or f32. add writes its input dtype.
+bool takes_output(OpKind, InputTypes, DType out);
+// The output dtype of a case when none is asked: bf16 for 8-bit inputs, else the input dtype.
+DType default_output(InputTypes);
+
 struct SweepSpec {
   std::vector<std::string> kernels;  // registered kernel names
-  std::vector<DType> dtypes;
+  std::vector<InputTypes> dtypes;    // each a kernel takes both of (KernelInfo::dtypes) is crossed
   std::vector<std::string> layouts;  // "ccc", "rcr", ...
   // m, n, k are crossed; when mn_pairs is non-empty it replaces the cross product of m and n.
   std::vector<std::int64_t> m, n, k;
@@ -155,8 +172,8 @@ struct SweepSpec {
   std::vector<std::pair<double, double>> ab_pairs;
   std::vector<std::int64_t> ld_pad;  // extra elements added to each leading dimension
   std::vector<int> misalign;         // element offset of every base pointer
-  // Output dtypes of gemm with f16/bf16 inputs: each of them that is the input dtype or f32 (empty:
-  // the input dtype). Other cases always output their input dtype.
+  // Output dtypes of gemm: for each input, those of them it takes (takes_output); empty: the
+  // input's default_output. add and f32 gemm always output their input dtype.
   std::vector<DType> out_dtypes;
   OpKind op = OpKind::add;
 };
@@ -167,7 +184,7 @@ struct Case {
   int misalign = 0;
 };
 
-// Every combination, kernels of another op left out; dtypes a kernel does not list left out.
+// Every combination, kernels of another op left out; input types a kernel does not list left out.
 // For add, k is set to 0 (unused) and the k list is ignored. Throws std::invalid_argument on an unknown
 // kernel or a bad layout string.
 std::vector<Case> expand(SweepSpec const&);
@@ -195,8 +212,15 @@ std::string why_not_writable(std::string const& path);
 // whose last member is "benchmarks": [...]. Returns the merged document, or "" with *why set.
 std::string append_benchmark_rows(std::string const& base, std::string const& more, std::string* why);
 // The default correctness sweep for one op, with kernels = every registered kernel of that op
-// (may be empty for an op without kernels).
+// (may be empty for an op without kernels). Its dtypes are f32, f16 and bf16.
 SweepSpec default_validate_sweep(OpKind);
+// loom-validate's sweep of 8-bit gemm inputs (--dtypes=e4m3, ...; not in the default sweep): e4m3,
+// e4m3 x e5m2 and e5m2 x e4m3, k-major A and B (layouts rcr and rcc, what Hopper's 8-bit wgmma
+// reads), the default gemm sweep's (M, N) pairs, K of 16, 272 and 1024 (one partial k tile of 128,
+// two and a partial one, eight whole) and leading dimensions padded by 0 and 16 (A's and B's a
+// multiple of 16 bytes, as the 8-bit path needs), aligned pointers; kernels every registered gemm
+// kernel.
+SweepSpec default_validate_sweep_8bit();
 // loom-validate --sweep=NAME / NAME-ragged (harness/named_sweeps.hpp): gemm over the sweep's
 // shapes (its M values up to 1024, or `ms`, by its (N, K) pairs), one spec per shape and layout
 // (every layout, or `layouts`), bf16 or f16 and alpha/beta 1/0 (TMA store) or 1.5/0.5 (C read)
@@ -348,11 +372,12 @@ std::uint64_t case_seed(std::uint64_t seed, Problem const& p, int misalign);
 
 // A loom-validate command line that reruns exactly this case of this kernel, inputs included.
 std::string repro_command(std::string const& kernel, Problem const& p, int misalign, std::uint64_t seed);
-// Its sibling for loom-bench: a command line that times this case again, kernel, dtype, layout, M,
-// N, K (not for add, which has none), alpha and beta; `providers` ("" for the default: the kernel
-// with its baselines) becomes --providers. loom-bench times minimal leading dimensions, aligned
-// pointers and outputs in the input dtype only, so those are not options; a case with another
-// output dtype throws std::invalid_argument, since no command reruns it.
+// Its sibling for loom-bench: a command line that times this case again, kernel, input types,
+// layout, M, N, K (not for add, which has none), alpha and beta; `providers` ("" for the default:
+// the kernel with its baselines) becomes --providers. loom-bench times minimal leading dimensions,
+// aligned pointers and the default output (default_output: the input dtype, bf16 for 8-bit inputs)
+// only, so those are not options; a case with another output dtype throws std::invalid_argument,
+// since no command reruns it.
 std::string bench_repro_command(std::string const& kernel, std::string const& providers, Problem const& p);
 
 // The kernels that --kernels PATTERNS and --ignore-kernels IGNORE name, in registry order. Each

@@ -50,6 +50,8 @@ std::uint64_t case_seed(std::uint64_t seed, Problem const& p, int misalign) {
                           std::uint64_t(p.c), std::uint64_t(p.lda), std::uint64_t(p.ldb), std::uint64_t(p.ldc),
                           std::uint64_t(misalign), ab[0], ab[1]})
     add(v);
+  // B's own type, hashed only where it has one, so that the seeds of other cases stay what they were.
+  if (p.b_dtype) add(0x100 + std::uint64_t(*p.b_dtype));
   return h;
 }
 
@@ -58,8 +60,9 @@ std::string repro_command(std::string const& kernel, Problem const& p0, int misa
   // loom-validate sets every leading dimension to its minimum plus one --ld-pad: the case's pad.
   std::int64_t const pad = p.lda - min_ld(p.a, rows_a(p), cols_a(p));
   std::string cmd = "loom-validate --kernels=" + kernel + " --op=" + to_string(p.op) + " --dtypes=" +
-                    to_string(p.dtype);
-  if (p.out_dtype != p.dtype) cmd += std::string(" --out-dtypes=") + to_string(p.out_dtype);
+                    input_types(p);
+  if (p.out_dtype != default_output(InputTypes(p.dtype, b_type(p))))
+    cmd += std::string(" --out-dtypes=") + to_string(p.out_dtype);
   cmd += " --layouts=" + layout_string(p) + " --m=" + std::to_string(p.m) + " --n=" + std::to_string(p.n);
   if (p.op == OpKind::gemm) cmd += " --k=" + std::to_string(p.k);
   cmd += " --ld-pad=" + std::to_string(pad) + " --misalign=" + std::to_string(misalign) + " --alpha=" +
@@ -68,10 +71,10 @@ std::string repro_command(std::string const& kernel, Problem const& p0, int misa
 }
 
 std::string bench_repro_command(std::string const& kernel, std::string const& providers, Problem const& p) {
-  if (p.out_dtype != p.dtype)
-    throw std::invalid_argument(std::string("loom-bench times no ") + to_string(p.dtype) + " case with " +
-                                to_string(p.out_dtype) + " output");
-  std::string cmd = "loom-bench --kernels=" + kernel + " --dtypes=" + to_string(p.dtype) + " --layouts=" +
+  if (p.out_dtype != default_output(InputTypes(p.dtype, b_type(p))))
+    throw std::invalid_argument("loom-bench times no " + input_types(p) + " case with " + to_string(p.out_dtype) +
+                                " output");
+  std::string cmd = "loom-bench --kernels=" + kernel + " --dtypes=" + input_types(p) + " --layouts=" +
                     layout_string(p) + " --m=" + std::to_string(p.m) + " --n=" + std::to_string(p.n);
   if (p.op == OpKind::gemm) cmd += " --k=" + std::to_string(p.k);
   // Both scalars, always: the defaults differ by op (beta 1 for add, 0 for gemm).

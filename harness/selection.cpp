@@ -28,16 +28,24 @@
 namespace loom::harness {
 
 std::string kernel_list() {
-  std::string out;
-  char line[512];
-  std::snprintf(line, sizeof line, "%-10s %-5s %-16s %-7s %s\n", "kernel", "op", "dtypes", "min_cc", "description");
-  out += line;
+  // The dtypes column as wide as its longest entry (a kernel of f16, bf16, e4m3 and e5m2), so that
+  // the columns after it line up.
+  std::vector<std::string> dtypes;
+  std::size_t width = 16;
   for (auto const& k : kernels()) {
     std::string dts;
     for (DType t : k.dtypes) dts += std::string(dts.empty() ? "" : ", ") + to_string(t);
-    std::snprintf(line, sizeof line, "%-10s %-5s %-16s %d.%-5d %s\n", k.name.c_str(), to_string(k.op), dts.c_str(),
-                  k.min_cc / 10, k.min_cc % 10, k.description.c_str());
-    out += line;
+    width = std::max(width, dts.size());
+    dtypes.push_back(std::move(dts));
+  }
+  auto pad = [](std::string s, std::size_t w) { return s.size() < w ? s + std::string(w - s.size(), ' ') : s; };
+  std::string out = pad("kernel", 10) + " " + pad("op", 5) + " " + pad("dtypes", width) + " " + pad("min_cc", 7) +
+                    " description\n";
+  std::size_t i = 0;
+  for (auto const& k : kernels()) {
+    std::string const cc = std::to_string(k.min_cc / 10) + "." + std::to_string(k.min_cc % 10);
+    out += pad(k.name, 10) + " " + pad(to_string(k.op), 5) + " " + pad(dtypes[i++], width) + " " + pad(cc, 7) + " " +
+           k.description + "\n";
   }
   return out;
 }

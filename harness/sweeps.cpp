@@ -178,6 +178,39 @@ std::vector<std::pair<std::string, std::string>> parse_tags(std::string_view tex
   return tags;
 }
 
+std::string InputTypes::name() const {
+  return a == b ? std::string(to_string(a)) : std::string(to_string(a)) + "x" + to_string(b);
+}
+
+bool takes_output(OpKind op, InputTypes in, DType out) {
+  if (op == OpKind::add || in.a == DType::f32) return out == in.a;
+  if (is_8bit(in.a)) return out == DType::bf16 || out == DType::f16 || out == DType::f32;
+  return out == in.a || out == DType::f32;
+}
+
+DType default_output(InputTypes in) { return is_8bit(in.a) ? DType::bf16 : in.a; }
+
+namespace {
+
+// Whether kernel k takes inputs t: both types among its dtypes.
+bool kernel_takes(KernelInfo const& k, InputTypes t) {
+  auto has = [&](DType d) { return std::find(k.dtypes.begin(), k.dtypes.end(), d) != k.dtypes.end(); };
+  return has(t.a) && has(t.b);
+}
+
+// The output dtypes of inputs t in sweep s, in the order of s.out_dtypes (add and f32 gemm: their
+// input dtype, whatever s.out_dtypes holds).
+std::vector<DType> outputs(SweepSpec const& s, InputTypes t) {
+  if (s.op != OpKind::gemm || t.a == DType::f32) return {t.a};
+  if (s.out_dtypes.empty()) return {default_output(t)};
+  std::vector<DType> out;
+  for (DType o : s.out_dtypes)
+    if (takes_output(s.op, t, o)) out.push_back(o);
+  return out;
+}
+
+}  // namespace
+
 std::vector<Case> expand(SweepSpec const& s) {
   std::vector<KernelInfo const*> ks;
   for (auto const& name : s.kernels) {
@@ -204,10 +237,9 @@ std::vector<Case> expand(SweepSpec const& s) {
 
   std::vector<Case> out;
   for (KernelInfo const* k : ks)
-    for (DType t : s.dtypes)
-    for (DType o : (s.op == OpKind::gemm && t != DType::f32 && !s.out_dtypes.empty()) ? s.out_dtypes : std::vector<DType>{t}) {
-      if (std::find(k->dtypes.begin(), k->dtypes.end(), t) == k->dtypes.end()) continue;
-      if (o != t && o != DType::f32) continue;
+    for (InputTypes t : s.dtypes)
+    for (DType o : outputs(s, t)) {
+      if (!kernel_takes(*k, t)) continue;
       for (Problem const& l : layouts)
         for (auto [m, n] : mn)
           for (std::int64_t kk : ks_dim)
@@ -216,7 +248,8 @@ std::vector<Case> expand(SweepSpec const& s) {
                 for (int mis : s.misalign) {
                   Problem p;
                   p.op = s.op;
-                  p.dtype = t;
+                  p.dtype = t.a;
+                  if (t.b != t.a) p.b_dtype = t.b;
                   p.out_dtype = o;
                   p.m = m;
                   p.n = n;
@@ -244,14 +277,8 @@ std::uint64_t count_cases(SweepSpec const& s) {
     KernelInfo const* k = find_kernel(name);
     if (!k) throw std::invalid_argument("unknown kernel \"" + name + "\"");
     if (k->op != s.op) continue;
-    for (DType t : s.dtypes) {
-      if (std::find(k->dtypes.begin(), k->dtypes.end(), t) == k->dtypes.end()) continue;
-      if (s.op == OpKind::gemm && t != DType::f32 && !s.out_dtypes.empty()) {
-        for (DType o : s.out_dtypes) per_dims += (o == t || o == DType::f32) ? 1 : 0;
-      } else {
-        per_dims += 1;
-      }
-    }
+    for (InputTypes t : s.dtypes)
+      if (kernel_takes(*k, t)) per_dims += outputs(s, t).size();
   }
   u128 n = per_dims;
   n = mul(n, s.layouts.size());

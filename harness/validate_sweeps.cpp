@@ -61,6 +61,19 @@ SweepSpec default_validate_sweep(OpKind op) {
   return s;
 }
 
+SweepSpec default_validate_sweep_8bit() {
+  SweepSpec s = default_validate_sweep(OpKind::gemm);
+  s.dtypes = {DType::e4m3, InputTypes(DType::e4m3, DType::e5m2), InputTypes(DType::e5m2, DType::e4m3)};
+  // k-major A and B, the 8-bit path's; D either way.
+  s.layouts = {"rcr", "rcc"};
+  // K a multiple of 16 so that the minimal lda and ldb are too (A's and B's rows, 1-byte elements);
+  // ragged against the k tile of 128 instead.
+  s.k = {16, 272, 1024};
+  s.ld_pad = {0, 16};
+  s.misalign = {0};
+  return s;
+}
+
 std::vector<SweepSpec> llm_validate_sweep(NamedSweep const& sweep, bool ragged, std::vector<std::int64_t> const& ms,
                                           std::vector<std::string> const& layouts) {
   // The sweep's (N, K) pairs and its M up to 1024 (the larger M are the big-tile path the default

@@ -43,7 +43,7 @@ TEST(HarnessGpu, QueryDevice) {
 
 TEST(HarnessGpu, FillPoisonToHost) {
   REQUIRE_GPU();
-  for (DType t : {DType::f32, DType::f16, DType::bf16})
+  for (DType t : {DType::f32, DType::f16, DType::bf16, DType::e4m3, DType::e5m2})
     for (Order o : {Order::col, Order::row})
       for (int mis : {0, 1, 3}) {
         std::int64_t const R = 37, C = 5, pad = 3;
@@ -67,9 +67,10 @@ TEST(HarnessGpu, FillPoisonToHost) {
           if (!stored[b]) {
             ASSERT_EQ(raw[b], 0xFF) << "byte " << b;
           }
-        // from_host writes logical column-major values.
+        // from_host writes logical column-major values (8-bit: signed powers of two, exact in both).
         std::vector<double> v(std::size_t(R * C));
-        for (std::size_t i = 0; i < v.size(); ++i) v[i] = double(i % 97) - 48;
+        for (std::size_t i = 0; i < v.size(); ++i)
+          v[i] = is_8bit(t) ? std::ldexp(i % 2 ? -1.0 : 1.0, int(i % 9) - 4) : double(i % 97) - 48;
         from_host(m, v);
         EXPECT_EQ(to_host(m), v);
       }
@@ -119,6 +120,113 @@ TEST(HarnessGpu, CublasMatchesHostReference) {
           }
   cublasDestroy(h);
   EXPECT_EQ(checked, 8 * 2 * 2 * (1 + 3));  // f32 add and all three gemms
+}
+
+// 8-bit gemm: cuBLAS over the exactly widened inputs, with the tensor scales, agrees with the fp64
+// reference on every layout, padded and misaligned, for each pair and output (both accumulate
+// exact products, in fp32 and fp64), and a reference without the scales does not.
+TEST(HarnessGpu, CublasMatchesHostReference8Bit) {
+  REQUIRE_GPU();
+  cublasHandle_t h;
+  LOOM_CUBLAS(cublasCreate(&h));
+  std::uint64_t seed = 1;
+  int checked = 0;
+  for (InputTypes t : {InputTypes(DType::e4m3), InputTypes(DType::e4m3, DType::e5m2),
+                       InputTypes(DType::e5m2, DType::e4m3), InputTypes(DType::e5m2)})
+    for (DType out : {DType::bf16, DType::f16, DType::f32})
+      for (char const* layout : {"ccc", "ccr", "crc", "crr", "rcc", "rcr", "rrc", "rrr"})
+        for (int mis : {0, 3}) {
+          Problem p;
+          p.op = OpKind::gemm;
+          p.dtype = t.a;
+          if (t.b != t.a) p.b_dtype = t.b;
+          p.out_dtype = out;
+          p.m = 37, p.n = 19, p.k = 45;
+          p.alpha = 0.5;
+          p.beta = mis ? -2 : 0;
+          ASSERT_TRUE(parse_layout(layout, &p));
+          p = with_default_lds(p);
+          p.lda += mis, p.ldb += mis, p.ldc += mis;
+          ASSERT_EQ(why_no_cublas(p), "");
+          CaseBuffers buf = make_buffers(p, mis, seed);
+          ASSERT_NE(buf.scales.a, 1.0);
+          Operands const ops = buf.operands();
+          ASSERT_EQ(reinterpret_cast<std::uintptr_t>(ops.scale_a) % 16, 0u);  // as cuBLASLt needs them
+          ASSERT_EQ(reinterpret_cast<std::uintptr_t>(ops.scale_b) % 16, 0u);
+          float dev[2] = {0, 0};
+          LOOM_CUDA(cudaMemcpy(&dev[0], ops.scale_a, 4, cudaMemcpyDeviceToHost));
+          LOOM_CUDA(cudaMemcpy(&dev[1], ops.scale_b, 4, cudaMemcpyDeviceToHost));
+          ASSERT_EQ(double(dev[0]), buf.scales.a);
+          ASSERT_EQ(double(dev[1]), buf.scales.b);
+          poison(buf.a), poison(buf.b), poison(buf.d);  // padding NaN: read, it would show
+          fill_random(buf.a, seed++);
+          fill_random(buf.b, seed++);
+          fill_random(buf.c, seed++);
+          reference_cublas(p, buf.operands(), h, nullptr);
+          LOOM_CUDA(cudaDeviceSynchronize());
+          std::vector<double> const A = to_host(buf.a), B = to_host(buf.b), C = to_host(buf.c), D = to_host(buf.d);
+          std::string const what = case_name("cublas", p) + ">" + to_string(out) + " mis " + std::to_string(mis);
+          ErrorStats st = compare(D, reference_host(p, A, B, C, buf.scales), out, p, typical_rms(p, buf.scales));
+          EXPECT_TRUE(st.pass) << what << ": " << st.why;
+          // Exact products summed in fp32 against fp64: as close as 16-bit inputs' gemm is held to
+          // (for 16-bit outputs, within a few of their own roundings).
+          EXPECT_LE(st.rel_fro, out == DType::f32 ? tolerance(DType::bf16, out, OpKind::gemm, p.k) : 4 * unit_roundoff(out))
+              << what;
+          EXPECT_FALSE(compare(D, reference_host(p, A, B, C), out, p, typical_rms(p, buf.scales)).pass) << what;
+          ++checked;
+        }
+  cublasDestroy(h);
+  EXPECT_EQ(checked, 4 * 3 * 8 * 2);
+}
+
+// cuBLASLt's FP8 gemm (loom-bench's baseline of 8-bit cases) on a Hopper GPU: right against the
+// fp64 reference with the 8-bit tolerance, both k-major layouts, each pair and output, C read or
+// not; a second call (the cached plan) gives the same bits; what why_no_cublaslt refuses throws.
+TEST(HarnessGpu, CublasLtFp8MatchesHostReference) {
+  REQUIRE_GPU();
+  if (query_device(0).cc != 90) GTEST_SKIP() << "cuBLASLt's FP8 gemm is timed on compute capability 9.0";
+  std::uint64_t seed = 100;
+  for (InputTypes t : {InputTypes(DType::e4m3), InputTypes(DType::e4m3, DType::e5m2), InputTypes(DType::e5m2, DType::e4m3)})
+    for (DType out : {DType::bf16, DType::f16, DType::f32})
+      for (char const* layout : {"rcr", "rcc"})
+        for (double beta : {0.0, 0.5}) {
+          Problem p;
+          p.op = OpKind::gemm;
+          p.dtype = t.a;
+          if (t.b != t.a) p.b_dtype = t.b;
+          p.out_dtype = out;
+          p.m = 136, p.n = 264, p.k = 1040;
+          p.alpha = 1.5;
+          p.beta = beta;
+          ASSERT_TRUE(parse_layout(layout, &p));
+          p = with_default_lds(p);
+          std::string const what = case_name("cublas", p) + ">" + to_string(out) + " beta " + std::to_string(beta);
+          ASSERT_EQ(why_no_cublaslt(p), "") << what;
+          CaseBuffers buf = make_buffers(p, 0, seed);
+          fill_random(buf.a, seed++);
+          fill_random(buf.b, seed++);
+          fill_random(buf.c, seed++);
+          std::vector<std::vector<double>> runs;
+          for (int run = 0; run < 2; ++run) {
+            poison(buf.d);
+            cublaslt_gemm(p, buf.operands(), nullptr);
+            LOOM_CUDA(cudaDeviceSynchronize());
+            runs.push_back(to_host(buf.d));
+          }
+          EXPECT_TRUE(runs[0] == runs[1]) << what;
+          auto const ref = reference_host(p, to_host(buf.a), to_host(buf.b), to_host(buf.c), buf.scales);
+          ErrorStats const st = compare(runs[0], ref, out, p, typical_rms(p, buf.scales));
+          EXPECT_TRUE(st.pass) << what << ": " << st.why;
+          std::printf("%s: rel_fro %.3g (tolerance %.3g)\n", what.c_str(), st.rel_fro, st.tol);
+        }
+  Problem p;
+  p.op = OpKind::gemm;
+  p.dtype = DType::e4m3;
+  p.out_dtype = DType::bf16;
+  p.m = p.n = p.k = 64;
+  ASSERT_TRUE(parse_layout("ccc", &p));
+  CaseBuffers buf = make_buffers(p, 0, 1);
+  EXPECT_THROW(cublaslt_gemm(p, buf.operands(), nullptr), Error);
 }
 
 TEST(HarnessGpu, AddKernelThroughRegistry) {
@@ -228,6 +336,16 @@ TEST(HarnessGpu, DeviceBytesIsWhatMakeBuffersAllocates) {
       std::uint64_t got = 0;
       for (DeviceMatrix const* m : {&buf.a, &buf.b, &buf.c, &buf.d}) got += m->bytes();
       EXPECT_EQ(device_bytes(p, 3), got) << to_string(op) << " " << layout;
+      // 8-bit inputs, B of its own type, and the scales.
+      if (op == OpKind::add) continue;
+      p.dtype = DType::e4m3;
+      p.b_dtype = DType::e5m2;
+      CaseBuffers narrow = make_buffers(p, 3);
+      EXPECT_EQ(narrow.b.dtype(), DType::e5m2);
+      EXPECT_FALSE(narrow.scale_buf.empty());
+      got = 0;
+      for (DeviceMatrix const* m : {&narrow.a, &narrow.b, &narrow.c, &narrow.d, &narrow.scale_buf}) got += m->bytes();
+      EXPECT_EQ(device_bytes(p, 3), got) << layout;
     }
 }
 

@@ -272,3 +272,120 @@ TEST(HarnessSweep, BenchReproCommand) {
   g.out_dtype = loom::DType::f32;
   EXPECT_THROW(loom::harness::bench_repro_command("sm80", "", g), std::invalid_argument);
 }
+
+// The input types of the 8-bit pairs: their names, the outputs each takes and its default one.
+TEST(HarnessSweep, InputTypes) {
+  using loom::DType;
+  using loom::OpKind;
+  using loom::harness::InputTypes;
+  EXPECT_EQ(InputTypes(DType::bf16).name(), "bf16");
+  EXPECT_EQ(InputTypes(DType::e4m3).name(), "e4m3");
+  EXPECT_EQ(InputTypes(DType::e4m3, DType::e5m2).name(), "e4m3xe5m2");
+  EXPECT_EQ(InputTypes(DType::e5m2, DType::e4m3).name(), "e5m2xe4m3");
+  EXPECT_EQ(InputTypes(DType::e5m2, DType::e5m2), InputTypes(DType::e5m2));
+  // The name is the case's input_types().
+  loom::Problem p;
+  p.dtype = DType::e5m2, p.b_dtype = DType::e4m3;
+  EXPECT_EQ(loom::input_types(p), InputTypes(DType::e5m2, DType::e4m3).name());
+  EXPECT_EQ(loom::harness::default_output(DType::e4m3), DType::bf16);
+  EXPECT_EQ(loom::harness::default_output(InputTypes(DType::e5m2, DType::e4m3)), DType::bf16);
+  EXPECT_EQ(loom::harness::default_output(DType::f16), DType::f16);
+  for (DType o : {DType::bf16, DType::f16, DType::f32}) {
+    EXPECT_TRUE(loom::harness::takes_output(OpKind::gemm, DType::e4m3, o)) << loom::to_string(o);
+    EXPECT_TRUE(loom::harness::takes_output(OpKind::gemm, InputTypes(DType::e4m3, DType::e5m2), o));
+  }
+  EXPECT_FALSE(loom::harness::takes_output(OpKind::gemm, DType::e4m3, DType::e4m3));
+  EXPECT_TRUE(loom::harness::takes_output(OpKind::gemm, DType::bf16, DType::f32));
+  EXPECT_FALSE(loom::harness::takes_output(OpKind::gemm, DType::bf16, DType::f16));
+  EXPECT_FALSE(loom::harness::takes_output(OpKind::gemm, DType::f32, DType::bf16));
+  EXPECT_FALSE(loom::harness::takes_output(OpKind::add, DType::bf16, DType::f32));
+}
+
+// A sweep of 8-bit inputs: each a case of its own types (B's in b_dtype where it differs), output
+// bf16 unless --out-dtypes names others, of the kernels that list both types; count_cases agrees.
+TEST(HarnessSweep, ExpandEightBitInputs) {
+  using loom::DType;
+  using loom::harness::InputTypes;
+  loom::harness::SweepSpec s;
+  s.op = loom::OpKind::gemm;
+  for (auto const& k : loom::kernels())
+    if (k.op == loom::OpKind::gemm) s.kernels.push_back(k.name);
+  s.dtypes = {DType::bf16, DType::e4m3, InputTypes(DType::e4m3, DType::e5m2), InputTypes(DType::e5m2, DType::e4m3)};
+  s.layouts = {"rcr"};
+  s.m = {128}, s.n = {256}, s.k = {64};
+  s.alpha = {1}, s.beta = {0};
+  s.ld_pad = {0}, s.misalign = {0};
+  auto takes = [](loom::KernelInfo const& k, InputTypes t) {
+    auto has = [&](DType d) { return std::find(k.dtypes.begin(), k.dtypes.end(), d) != k.dtypes.end(); };
+    return has(t.a) && has(t.b);
+  };
+  for (std::vector<DType> outs : {std::vector<DType>{}, std::vector<DType>{DType::f16, DType::f32}}) {
+    s.out_dtypes = outs;
+    std::size_t want = 0;
+    for (auto const& name : s.kernels)
+      for (InputTypes t : s.dtypes)
+        if (takes(*loom::find_kernel(name), t))
+          want += outs.empty() ? 1 : loom::is_8bit(t.a) ? 2 : 1;  // bf16: f32 only
+    auto const cases = expand(s);
+    EXPECT_EQ(cases.size(), want);
+    EXPECT_EQ(count_cases(s), want);
+    for (auto const& c : cases) {
+      loom::Problem const& p = c.problem;
+      bool const narrow = loom::is_8bit(p.dtype);
+      EXPECT_TRUE(takes(*c.kernel, InputTypes(p.dtype, loom::b_type(p))));
+      EXPECT_TRUE(!p.b_dtype || *p.b_dtype != p.dtype) << loom::case_name(c.kernel->name, p);
+      if (outs.empty()) EXPECT_EQ(p.out_dtype, narrow ? DType::bf16 : p.dtype);
+      else if (!narrow) EXPECT_EQ(p.out_dtype, DType::f32);
+      else EXPECT_TRUE(p.out_dtype == DType::f16 || p.out_dtype == DType::f32);
+    }
+  }
+}
+
+// loom-validate's 8-bit sweep: every case has k-major A and B, leading dimensions of A and B a
+// multiple of 16 (the 8-bit path's), aligned pointers, and the three pairs.
+TEST(HarnessSweep, DefaultValidateSweep8Bit) {
+  using loom::DType;
+  using loom::harness::InputTypes;
+  loom::harness::SweepSpec const s = loom::harness::default_validate_sweep_8bit();
+  EXPECT_EQ(s.op, loom::OpKind::gemm);
+  EXPECT_EQ(s.dtypes, (std::vector<InputTypes>{DType::e4m3, InputTypes(DType::e4m3, DType::e5m2),
+                                                InputTypes(DType::e5m2, DType::e4m3)}));
+  EXPECT_EQ(s.layouts, (std::vector<std::string>{"rcr", "rcc"}));
+  EXPECT_EQ(s.misalign, std::vector<int>{0});
+  EXPECT_TRUE(s.out_dtypes.empty());
+  for (auto k : s.kernels) EXPECT_EQ(loom::find_kernel(k)->op, loom::OpKind::gemm);
+  // The cases of the registered kernels that take 8-bit inputs (none before one does).
+  for (auto const& c : expand(s)) {
+    loom::Problem const& p = c.problem;
+    EXPECT_EQ(p.a, loom::Order::row);
+    EXPECT_EQ(p.b, loom::Order::col);
+    EXPECT_EQ(p.lda % 16, 0) << loom::case_name(c.kernel->name, p);
+    EXPECT_EQ(p.ldb % 16, 0) << loom::case_name(c.kernel->name, p);
+    EXPECT_EQ(p.out_dtype, DType::bf16);
+  }
+  for (auto k : s.k) EXPECT_EQ(k % 16, 0);
+  for (auto pad : s.ld_pad) EXPECT_EQ(pad % 16, 0);
+}
+
+// An 8-bit pair's seed differs from its single type's, and the repro lines name the pair; an
+// output other than bf16 is named in loom-validate's and has no loom-bench line.
+TEST(HarnessSweep, EightBitSeedsAndRepro) {
+  loom::Problem p;
+  p.op = loom::OpKind::gemm;
+  p.dtype = loom::DType::e4m3;
+  p.out_dtype = loom::DType::bf16;
+  p.m = 100, p.n = 128, p.k = 272;
+  EXPECT_TRUE(loom::parse_layout("rcr", &p));
+  p = loom::with_default_lds(p);
+  loom::Problem q = p;
+  q.b_dtype = loom::DType::e5m2;
+  EXPECT_NE(loom::harness::case_seed(7, p, 0), loom::harness::case_seed(7, q, 0));
+  EXPECT_EQ(loom::harness::repro_command("gemm", q, 0, 5),
+            "loom-validate --kernels=gemm --op=gemm --dtypes=e4m3xe5m2 --layouts=rcr --m=100 --n=128 --k=272 "
+            "--ld-pad=0 --misalign=0 --alpha=1 --beta=0 --seed=5");
+  EXPECT_EQ(loom::harness::bench_repro_command("gemm", "", q),
+            "loom-bench --kernels=gemm --dtypes=e4m3xe5m2 --layouts=rcr --m=100 --n=128 --k=272 --alpha=1 --beta=0");
+  q.out_dtype = loom::DType::f32;
+  EXPECT_NE(loom::harness::repro_command("gemm", q, 0, 5).find(" --out-dtypes=f32 "), std::string::npos);
+  EXPECT_THROW(loom::harness::bench_repro_command("gemm", "", q), std::invalid_argument);
+}

@@ -203,7 +203,7 @@ class Reporter {
       char line[512];
       std::snprintf(line, sizeof line, "%-8s %-8s %-6s %6lld %6lld %6lld %17s %3d %6g %6g %-6s %9s %9s %s",
                     r.kernel.c_str(),
-                    (std::string(to_string(p.dtype)) +
+                    (input_types(p) +
                      (p.out_dtype != p.dtype ? std::string(">") + to_string(p.out_dtype) : std::string()))
                         .c_str(),
                     layout_string(p).c_str(), (long long)p.m,
@@ -217,7 +217,7 @@ class Reporter {
       if (r.status == "fail") out_ << "  repro: " << r.repro << "\n";
       if (!r.workspace.empty()) out_ << "  workspace: " << r.workspace << "\n";
     } else if (f_ == Format::csv) {
-      out_ << csv_field(r.kernel) << ',' << to_string(p.op) << ',' << to_string(p.dtype) << ','
+      out_ << csv_field(r.kernel) << ',' << to_string(p.op) << ',' << input_types(p) << ','
            << to_string(p.out_dtype) << ',' << layout_string(p) << ',' << p.m << ',' << p.n << ','
            << p.k << ',' << p.lda << ',' << p.ldb << ',' << p.ldc << ',' << r.misalign << ','
            << fmt("%.17g", p.alpha) << ',' << fmt("%.17g", p.beta) << ',' << r.reference << ','
@@ -231,7 +231,7 @@ class Reporter {
     } else {
       out_ << (rows_ ? ",\n" : "\n") << "    {\"name\": " << json_string(case_name(r.kernel, p))
            << ", \"kernel\": " << json_string(r.kernel) << ", \"op\": \"" << to_string(p.op)
-           << "\", \"dtype\": \"" << to_string(p.dtype) << "\", \"out_dtype\": \"" << to_string(p.out_dtype)
+           << "\", \"dtype\": \"" << input_types(p) << "\", \"out_dtype\": \"" << to_string(p.out_dtype)
            << "\", \"layout\": \"" << layout_string(p) << "\", \"m\": " << p.m << ", \"n\": " << p.n
            << ", \"k\": " << p.k << ", \"lda\": " << p.lda << ", \"ldb\": " << p.ldb << ", \"ldc\": " << p.ldc
            << ", \"misalign\": " << r.misalign << ", \"alpha\": " << json_number(p.alpha)
@@ -308,11 +308,14 @@ std::string pick_reference(RefMode ref, Problem const& p) {
 }
 
 // Why the case does not fit in `free` bytes of device memory ("" if it does): its operands
-// (h::make_buffers) and, against cuBLAS, the reference's own copy of D.
+// (h::make_buffers) and, against cuBLAS, the reference's own copy of D (and for 8-bit inputs its
+// 16-bit copies of A and B).
 std::string why_no_memory(Problem const& p, int misalign, std::string const& reference, std::uint64_t free) {
   std::uint64_t need = h::device_bytes(p, misalign);
   if (reference == "cublas") {
     std::uint64_t const ref_d = h::matrix_bytes(p.out_dtype, p.m, p.n, p.c, p.ldc, misalign);
+    std::uint64_t const wide = h::reference_cublas_bytes(p);
+    need = need > ~std::uint64_t(0) - wide ? ~std::uint64_t(0) : need + wide;
     need = need > ~std::uint64_t(0) - ref_d ? ~std::uint64_t(0) : need + ref_d;
   }
   return h::why_no_memory(need, free);
@@ -324,7 +327,7 @@ std::string why_no_memory(Problem const& p, int misalign, std::string const& ref
 // the files as "DIR/NAME.{A,B,C,D,ref}.npy" for the report, or "not saved: why".
 std::string workspace_name(Record const& r) {
   Problem const& p = r.p;
-  std::string n = r.kernel + "_" + to_string(p.dtype) +
+  std::string n = r.kernel + "_" + input_types(p) +
                   (p.out_dtype != p.dtype ? std::string("-to-") + to_string(p.out_dtype) : std::string()) + "_" +
                   layout_string(p) + "_" + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
                   std::to_string(p.k) + "_ld" + std::to_string(p.lda) + "-" + std::to_string(p.ldb) + "-" +
@@ -420,7 +423,7 @@ struct Runner {
         return r;
       }
       std::uint64_t const s = h::case_seed(seed, p, c.misalign);
-      h::CaseBuffers buf = h::make_buffers(p, c.misalign);
+      h::CaseBuffers buf = h::make_buffers(p, c.misalign, s);
       // Padding and slack stay NaN: a kernel that reads them poisons its output.
       // fill_random(m, seed) is from_host(m, random_values(...)); the host copies feed the fp64
       // reference (the GPU test HarnessGpu.FillPoisonToHost checks that they match the device).
@@ -470,9 +473,9 @@ struct Runner {
         armed.disarm();
       } else {
         armed.disarm();
-        ref = h::reference_host(p, A, B, C);
+        ref = h::reference_host(p, A, B, C, buf.scales);
       }
-      r.st = h::compare(out, ref, p.out_dtype, p, h::typical_rms(p));
+      r.st = h::compare(out, ref, p.out_dtype, p, h::typical_rms(p, buf.scales));
       r.status = r.st.pass ? "pass" : "fail";
       r.reason = r.st.why;
       if (save_workspace == "all" || (save_workspace == "incorrect" && !r.st.pass))
@@ -611,7 +614,7 @@ int enumerate(std::vector<h::Case> const& cases, std::optional<int> cc_given, in
                   (long long)p.ldb, (long long)p.ldc);
     if (format == Format::csv) {
       out << csv_field(name) << ',' << csv_field(c.kernel->name) << ','
-          << sfmt("%s,%s,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%d,%.17g,%.17g,", to_string(p.op), to_string(p.dtype),
+          << sfmt("%s,%s,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%d,%.17g,%.17g,", to_string(p.op), input_types(p).c_str(),
                   to_string(p.out_dtype), layout_string(p).c_str(), (long long)p.m, (long long)p.n, (long long)p.k,
                   (long long)p.lda, (long long)p.ldb, (long long)p.ldc, c.misalign, p.alpha, p.beta)
           << disp << ',' << csv_field(why) << csv_tags(tags) << "\n";
@@ -619,7 +622,7 @@ int enumerate(std::vector<h::Case> const& cases, std::optional<int> cc_given, in
       out << (i ? "," : "") << "\n    {\"name\": " << json_string(name) << ", \"kernel\": " << json_string(c.kernel->name)
           << sfmt(", \"dtype\": \"%s\", \"out_dtype\": \"%s\", \"layout\": \"%s\", \"m\": %lld, \"n\": %lld, \"k\": %lld, "
                   "\"lda\": %lld, \"ldb\": %lld, \"ldc\": %lld, \"misalign\": %d, ",
-                  to_string(p.dtype), to_string(p.out_dtype), layout_string(p).c_str(), (long long)p.m, (long long)p.n,
+                  input_types(p).c_str(), to_string(p.out_dtype), layout_string(p).c_str(), (long long)p.m, (long long)p.n,
                   (long long)p.k, (long long)p.lda, (long long)p.ldb, (long long)p.ldc, c.misalign)
           << "\"alpha\": " << json_number(p.alpha) << ", \"beta\": " << json_number(p.beta) << ", \"disposition\": \""
           << disp << "\", \"reason\": " << json_string(why) << json_tags(tags) << "}";
@@ -656,8 +659,8 @@ int run(int argc, char** argv) {
   bool quiet = false, append = false;
   app.add_option("--op", op_s, "add or gemm (default: every op that has kernels)");
   app.add_option("--out-dtypes", out_dtypes_s,
-                 "gemm with f16/bf16 inputs: comma list of output dtypes, each the input dtype or f32 "
-                 "(default: the input dtype)");
+                 "gemm: comma list of output dtypes; f16/bf16 inputs take their own or f32, 8-bit inputs bf16, f16 "
+                 "or f32 (default: the input dtype; bf16 for 8-bit inputs)");
   app.add_option("--ld-pad", pad_s, "Elements added to every leading dimension");
   app.add_option("--misalign", mis_s, "Element offset of every base pointer");
   app.add_option("--seed", seed_s, "Random seed, an integer in [0, 2^64) (default: 20240601; each case derives its own)");
@@ -727,20 +730,25 @@ int run(int argc, char** argv) {
   if (opts.problem.k && std::none_of(sel.begin(), sel.end(), [](KernelInfo const* k) { return k->op == OpKind::gemm; }))
     throw BadInput("--k: K is gemm's, and no selected kernel computes gemm");
 
-  std::vector<DType> dtypes = opts.problem.dtypes.value_or(std::vector<DType>{});
-  for (DType t : dtypes) {
-    bool any = false;
-    for (auto* k : sel) {
-      bool const has = std::find(k->dtypes.begin(), k->dtypes.end(), t) != k->dtypes.end();
-      if (explicit_kernels && !has)
-        throw BadInput("kernel " + k->name + " does not support dtype " + to_string(t) + " (it supports " +
-                       dtypes_of(*k) + ")");
-      any = any || has;
-    }
-    if (!any) throw BadInput(std::string("no selected kernel supports dtype ") + to_string(t));
-  }
   std::vector<DType> out_dtypes;
   if (app.count("--out-dtypes")) out_dtypes = cli::dtype_list("--out-dtypes", out_dtypes_s);
+  std::vector<h::InputTypes> const dtypes = opts.problem.dtypes.value_or(std::vector<h::InputTypes>{});
+  for (h::InputTypes t : dtypes) {
+    bool any = false;
+    for (auto* k : sel) {
+      auto has = [&](DType d) { return std::find(k->dtypes.begin(), k->dtypes.end(), d) != k->dtypes.end(); };
+      bool const takes = has(t.a) && has(t.b);
+      if (explicit_kernels && !takes)
+        throw BadInput("kernel " + k->name + " does not support dtype " + t.name() + " (it supports " + dtypes_of(*k) +
+                       ")");
+      any = any || takes;
+    }
+    if (!any) throw BadInput("no selected kernel supports dtype " + t.name());
+  }
+  // The 8-bit inputs go to a sweep of their own (h::default_validate_sweep_8bit), the others to the
+  // default one.
+  std::vector<h::InputTypes> wide_dtypes, narrow_dtypes;
+  for (h::InputTypes t : dtypes) (is_8bit(t.a) ? narrow_dtypes : wide_dtypes).push_back(t);
   std::vector<std::string> const layouts = opts.problem.layouts.value_or(std::vector<std::string>{});
   auto given = [&](char const* opt) { return app.count(opt) > 0; };
   std::vector<std::int64_t> const ms = opts.problem.m.value_or(std::vector<std::int64_t>{});
@@ -806,7 +814,6 @@ int run(int argc, char** argv) {
   std::uint64_t total = 0;
   // The options every sweep takes alike, then the count.
   auto add_spec = [&](h::SweepSpec spec) {
-    if (!dtypes.empty()) spec.dtypes = dtypes;
     spec.out_dtypes = out_dtypes;
     if (!alphas.empty() || !betas.empty()) spec.ab_pairs.clear();
     if (!alphas.empty()) spec.alpha = alphas;
@@ -818,14 +825,26 @@ int run(int argc, char** argv) {
     specs.push_back(std::move(spec));
   };
   if (named_sweep) {
-    // The named sweep builds its shapes and layouts from --m and --layouts itself.
-    for (h::SweepSpec spec : h::llm_validate_sweep(*opts.sweep.sweep, opts.sweep.ragged, ms, layouts)) {
+    // The named sweep builds its shapes and layouts from --m and --layouts itself; 8-bit inputs
+    // alone take the layouts they run in (k-major A and B) unless --layouts says otherwise.
+    bool const only_8bit = !dtypes.empty() && wide_dtypes.empty();
+    std::vector<std::string> const sweep_layouts =
+        layouts.empty() && only_8bit ? h::default_validate_sweep_8bit().layouts : layouts;
+    for (h::SweepSpec spec : h::llm_validate_sweep(*opts.sweep.sweep, opts.sweep.ragged, ms, sweep_layouts)) {
       for (auto* k : sel) spec.kernels.push_back(k->name);
+      if (!dtypes.empty()) spec.dtypes.assign(dtypes.begin(), dtypes.end());
       add_spec(std::move(spec));
     }
   } else {
-    for (OpKind op : {OpKind::add, OpKind::gemm}) {
-      h::SweepSpec spec = h::default_validate_sweep(op);
+    // add and gemm over f32, f16 and bf16 (or --dtypes' of them), then gemm over 8-bit inputs where
+    // --dtypes names them (h::default_validate_sweep_8bit's lists).
+    std::vector<std::pair<OpKind, bool>> parts = {{OpKind::add, false}, {OpKind::gemm, false}};
+    if (!narrow_dtypes.empty()) parts.emplace_back(OpKind::gemm, true);
+    for (auto [op, narrow] : parts) {
+      h::SweepSpec spec = narrow ? h::default_validate_sweep_8bit() : h::default_validate_sweep(op);
+      if (narrow) spec.dtypes = narrow_dtypes;
+      else if (!dtypes.empty()) spec.dtypes = wide_dtypes;
+      if (spec.dtypes.empty()) continue;
       spec.kernels.clear();
       for (auto* k : sel)
         if (k->op == op) spec.kernels.push_back(k->name);
@@ -844,24 +863,32 @@ int run(int argc, char** argv) {
       add_spec(std::move(spec));
     }
   }
-  // --out-dtypes: each value is the output of the sweep's f16/bf16 gemm cases of that input dtype,
-  // or f32 for any of them; a value that fits none would be ignored.
+  // --out-dtypes: each value is an output (h::takes_output) of some f16, bf16 or 8-bit input of the
+  // sweep's gemm cases; a value that fits none would be ignored.
   if (!out_dtypes.empty()) {
-    std::vector<DType> inputs;  // the f16/bf16 input dtypes of the sweep's gemm cases
+    std::vector<h::InputTypes> inputs;  // the f16, bf16 and 8-bit inputs of the sweep's gemm cases
     for (h::SweepSpec const& spec : specs)
-      for (DType t : spec.dtypes)
-        for (KernelInfo const* k : sel)
-          if (spec.op == OpKind::gemm && t != DType::f32 && k->op == OpKind::gemm &&
-              std::find(spec.kernels.begin(), spec.kernels.end(), k->name) != spec.kernels.end() &&
-              std::find(k->dtypes.begin(), k->dtypes.end(), t) != k->dtypes.end() &&
-              std::find(inputs.begin(), inputs.end(), t) == inputs.end())
+      for (h::InputTypes t : spec.dtypes)
+        for (KernelInfo const* k : sel) {
+          auto has = [&](DType d) { return std::find(k->dtypes.begin(), k->dtypes.end(), d) != k->dtypes.end(); };
+          if (spec.op == OpKind::gemm && t.a != DType::f32 && k->op == OpKind::gemm &&
+              std::find(spec.kernels.begin(), spec.kernels.end(), k->name) != spec.kernels.end() && has(t.a) &&
+              has(t.b) && std::find(inputs.begin(), inputs.end(), t) == inputs.end())
             inputs.push_back(t);
-    if (inputs.empty()) throw BadInput("--out-dtypes is for gemm with f16 or bf16 inputs, and the sweep has none");
+        }
+    if (inputs.empty())
+      throw BadInput("--out-dtypes is for gemm with f16, bf16 or 8-bit inputs, and the sweep has none");
     std::string names;
-    for (DType t : inputs) names += (names.empty() ? "" : ", ") + std::string(to_string(t));
+    for (h::InputTypes t : inputs) {
+      std::string outs;
+      for (DType o : {DType::bf16, DType::f16, DType::f32})
+        if (h::takes_output(OpKind::gemm, t, o)) outs += (outs.empty() ? "" : " or ") + std::string(to_string(o));
+      names += (names.empty() ? "" : "; ") + t.name() + ": " + outs;
+    }
     for (DType o : out_dtypes)
-      if (o != DType::f32 && std::find(inputs.begin(), inputs.end(), o) == inputs.end())
-        throw BadInput(std::string("--out-dtypes: ") + to_string(o) + " is neither f32 nor an input dtype of the sweep's f16/bf16 gemm cases (" + names + ")");
+      if (std::none_of(inputs.begin(), inputs.end(), [&](h::InputTypes t) { return h::takes_output(OpKind::gemm, t, o); }))
+        throw BadInput(std::string("--out-dtypes: ") + to_string(o) + " is no output of the sweep's gemm inputs (" +
+                       names + ")");
   }
   if (total > max_cases)
     throw BadInput("the sweep has " + std::to_string(total) + (total == ~std::uint64_t(0) ? " or more" : "") +

@@ -74,7 +74,7 @@ check "tags after sweep=llm" '^sm80/bf16/rcr/1x4096x4096 +would_run +.*sweep=llm
 # --list: loom-validate's table (header, dtypes, minimum compute capability).
 "$bench" --list >"$tmp/out" 2>"$tmp/err"
 check "--list header" '^kernel +op +dtypes +min_cc +description$'
-check "--list sm90" '^sm90 +gemm +f16, bf16 +9\.0 '
+check "--list sm90" '^sm90 +gemm +f16, bf16(, e4m3, e5m2)? +9\.0 '
 
 for args in "--list=1" "--repro=1" "--repro --kernels=x*" "--mode=enumerate --kernels=x*" "--mode=enumerate --providers=foo" "--mode=enumerate --kernels=sm90 --ignore-kernels=sm*" "--mode=enumerate --compute-capability=nine" "--mode=time" "--compute-capability=90" "--mode=enumerate --sms=0" "--mode=enumerate --sms=x" "--sms=114" "--mode=enumerate --card=h300" "--card=h200"; do
   rc=0
@@ -104,5 +104,29 @@ first=$(grep -m1 -o 'plan_desc=[^;]*' "$tmp/out" | cut -d= -f2)
 grep -q "^  plan: tma $first\$" "$tmp/out" && echo "ok   plans: the first is the model's choice" || { echo "FAIL plans: first is $first, the kernel's plan is $(grep -m1 '^  plan: ' "$tmp/out")"; fail=1; }
 "$bench" --mode=enumerate --kernels=add --plans=3 --dtypes=f32 --layouts=ccc --m=64 >"$tmp/out" 2>"$tmp/err"
 [[ $(grep -c '\[plan=' "$tmp/out") -eq 0 ]] && echo "ok   plans: none for a kernel without a model" || { echo "FAIL plans rows for add"; fail=1; }
+
+# 8-bit inputs, where sm90 takes them: rcr without --layouts, each row labelled with its input
+# types, bf16 output and scale=tensor, the baseline cuBLASLt's FP8 gemm; a layout cuBLASLt cannot
+# take leaves the case without a baseline, with the reason.
+if "$bench" --list | grep -E '^sm90 ' | grep -q e4m3; then
+  "$bench" --mode=enumerate --kernels=sm90 --dtypes=e4m3,e4m3xe5m2 --m=4096 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
+  check "8-bit: kernel row" '^sm90/e4m3/rcr/4096x4096x4096 +would_run +4096 +4096 +4096 +dtype=e4m3; layout=rcr; out_dtype=bf16; scale=tensor$'
+  check "8-bit: pair row" '^sm90/e4m3xe5m2/rcr/4096x4096x4096 +would_run .*dtype=e4m3xe5m2; layout=rcr; out_dtype=bf16; scale=tensor$'
+  check "8-bit: cuBLASLt baseline" '^cublas/e4m3/rcr/4096x4096x4096 +would_run .*dtype=e4m3; layout=rcr; out_dtype=bf16; scale=tensor; cuBLASLt FP8'
+  check "8-bit: repro" '^  repro: loom-bench --kernels=sm90 --dtypes=e4m3xe5m2 --layouts=rcr --m=4096 --n=4096 --k=4096 --alpha=1 --beta=0$'
+  check "8-bit: verified against cuBLAS" '^  verify: cuBLAS'
+  # A shape cuBLASLt's FP8 gemm cannot take (D's columns of 4100 bf16 in rcc): the kernel's row alone.
+  "$bench" --mode=enumerate --kernels=sm90 --dtypes=e4m3 --layouts=rcc --m=4100 --n=4096 --k=4096 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
+  check "8-bit: no cuBLASLt baseline" '^cublas/e4m3/rcc/4100x4096x4096 +not_supported .*no cuBLASLt baseline: ldc=4100 is not a multiple of 16 bytes of bf16'
+  check "8-bit: the kernel's row without it" '^sm90/e4m3/rcc/4100x4096x4096 +would_run'
+  "$bench" --mode=enumerate --sweep=llm --kernels=sm90 --dtypes=e4m3 --m=128 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
+  check "8-bit: --sweep=llm" '^sm90/e4m3/rcr/128x[0-9]+x[0-9]+ +would_run .*dtype=e4m3; layout=rcr; out_dtype=bf16; scale=tensor; sweep=llm'
+  check "8-bit: --sweep=llm summary" '^enumerate: 14 benchmarks would run, 0 not_supported$'
+  # Not in the default sweep.
+  "$bench" --mode=enumerate --kernels=sm90 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
+  ! grep -Eq '/e[45]m[23]' "$tmp/out" && echo "ok   8-bit: not in the default sweep" || { echo "FAIL 8-bit rows in the default sweep"; fail=1; }
+else
+  echo "skip 8-bit rows: sm90 takes no e4m3 yet"
+fi
 
 exit $fail

@@ -19,6 +19,17 @@ expect_bad_input "integer out of range" --m=99999999999999999999
 expect_bad_input "--alpha: bad item \"abc\"" --alpha=abc
 expect_bad_input "--beta: bad item \"nan\"" --beta=nan
 expect_bad_input "unknown dtype \"f64\"" --dtypes=f64
+# 8-bit inputs: the report's names (a pair only of two different 8-bit types); output types are
+# 16 or 32 bits; --scale=block is not there yet (refused whatever else is given, before the GPU).
+expect_bad_input "--dtypes: unknown dtype \"e4m3xe4m3\" (known: f32, f16, bf16, e4m3, e5m2, e4m3xe5m2, e5m2xe4m3)" --dtypes=e4m3xe4m3
+expect_bad_input "unknown dtype \"bf16xf16\"" --dtypes=bf16xf16
+expect_bad_input "unknown dtype \"fp8_e4m3\"" --dtypes=fp8_e4m3
+expect_bad_input "--out-dtypes: unknown dtype \"e4m3\" (known: f32, f16, bf16)" --dtypes=e4m3 --out-dtypes=e4m3
+expect_bad_input "--scale=block: block scales are not supported yet" --dtypes=e4m3 --scale=block
+expect_bad_input "--scale=block: block scales are not supported yet" --scale=block
+expect_bad_input "--scale is tensor or block, found \"row\"" --dtypes=e4m3 --scale=row
+expect_bad_input "kernel add does not support dtype e4m3" --kernels=add --dtypes=e4m3
+expect_bad_input "kernel fma does not support dtype e4m3xe5m2" --kernels=fma --dtypes=e4m3xe5m2
 expect_bad_input "bad layout \"cxc\"" --layouts=cxc
 expect_bad_input "bad layout \"cc\"" --layouts=ccc,cc
 expect_bad_input "--ld-pad: padding must be non-negative, found -1" --ld-pad=-1
@@ -66,13 +77,16 @@ expect_bad_input "--append takes no value, found \"--append=1\"" --append=1
 expect_bad_input "--append does not go with --format=json" --append --format=json --output="$TMP/x.json"
 
 # A value the run would ignore is an error too: --list prints the same text whatever else is given,
-# --out-dtypes names an output no f16/bf16 gemm case of the sweep has, --k goes to no gemm kernel,
+# --out-dtypes names an output no f16, bf16 or 8-bit gemm case of the sweep has, --scale names no
+# 8-bit input, --k goes to no gemm kernel,
 # and --output and --junit-output would write one file twice.
 expect_bad_input "--list lists every kernel and takes no other option, found --dtypes" --list --dtypes=half
 expect_bad_input "--list lists every kernel and takes no other option, found --op" --list --op=gemm
-expect_bad_input "--out-dtypes is for gemm with f16 or bf16 inputs, and the sweep has none" --op=add --out-dtypes=f32
-expect_bad_input "--out-dtypes is for gemm with f16 or bf16 inputs, and the sweep has none" --dtypes=f32 --out-dtypes=f16
-expect_bad_input "--out-dtypes: bf16 is neither f32 nor an input dtype of the sweep's f16/bf16 gemm cases (f16)" --dtypes=f16 --out-dtypes=bf16
+expect_bad_input "--out-dtypes is for gemm with f16, bf16 or 8-bit inputs, and the sweep has none" --op=add --out-dtypes=f32
+expect_bad_input "--out-dtypes is for gemm with f16, bf16 or 8-bit inputs, and the sweep has none" --dtypes=f32 --out-dtypes=f16
+expect_bad_input "--out-dtypes: bf16 is no output of the sweep's gemm inputs (f16: f16 or f32)" --dtypes=f16 --out-dtypes=bf16
+expect_bad_input "--scale is for 8-bit inputs, and --dtypes names none" --dtypes=bf16 --scale=tensor
+expect_bad_input "--scale is for 8-bit inputs, and --dtypes names none" --scale=tensor
 expect_bad_input "--k: K is gemm's, and no selected kernel computes gemm" --op=add --k=5
 expect_bad_input "--k: K is gemm's, and no selected kernel computes gemm" --kernels=add --k=5
 expect_bad_input "--output and --junit-output name the same file" --output="$TMP/r.csv" --junit-output="$TMP/r.csv"
