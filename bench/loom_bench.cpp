@@ -947,7 +947,8 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
   std::stable_sort(groups.begin(), groups.end(), [](Group const& x, Group const& y) {
     auto t = [](Group const& g_) {
       Problem const& p = g_.p;
-      return std::make_tuple(int(p.op), int(p.dtype), int(loom::b_type(p)), int(p.out_dtype), loom::layout_string(p),
+      return std::make_tuple(int(p.op), int(p.dtype), int(loom::b_type(p)), p.fast_accum, int(p.out_dtype),
+                             loom::layout_string(p),
                              p.m * p.n * std::max<std::int64_t>(p.k, 1), p.m, p.n, p.k, p.alpha, p.beta);
     };
     return t(x) < t(y);
@@ -1051,7 +1052,9 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
       cb.problem = loom::with_default_lds(cb.problem);
       cb.label = "fp32 geam (cuBLAS has no " + std::string(loom::to_string(p.dtype)) + " geam)";
     }
-    if (fp8) cb.label = "cuBLASLt FP8 (cublasLtMatmul, tensor scales, fast accumulation off)";
+    if (fp8)
+      cb.label = std::string("cuBLASLt FP8 (cublasLtMatmul, tensor scales, fast accumulation ") +
+                 (p.fast_accum ? "on)" : "off)");
     std::string const no_cublas = fp8 ? harness::why_no_cublaslt(cb.problem) : harness::why_no_cublas(cb.problem);
     std::string const cublas_no_room = no_room(harness::device_bytes(cb.problem, grp.misalign));
     if (!g.use_cublas) {

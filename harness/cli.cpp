@@ -79,10 +79,13 @@ std::vector<DType> dtype_list(std::string const& opt, std::string const& text) {
 
 std::vector<harness::InputTypes> input_types_list(std::string const& opt, std::string const& text) {
   // The names the reports print (InputTypes::name): a pair only where A's and B's types differ,
-  // and only of 8-bit types, which are the only inputs that mix.
-  static std::vector<harness::InputTypes> const known = {
-      DType::f32, DType::f16, DType::bf16, DType::e4m3, DType::e5m2,
-      harness::InputTypes(DType::e4m3, DType::e5m2), harness::InputTypes(DType::e5m2, DType::e4m3)};
+  // and only of 8-bit types, which are the only inputs that mix; "-fast" after 8-bit ones.
+  using harness::InputTypes;
+  static std::vector<InputTypes> const known = {
+      DType::f32, DType::f16, DType::bf16, DType::e4m3, DType::e5m2, InputTypes(DType::e4m3, DType::e5m2),
+      InputTypes(DType::e5m2, DType::e4m3), InputTypes(DType::e4m3, DType::e4m3, true),
+      InputTypes(DType::e5m2, DType::e5m2, true), InputTypes(DType::e4m3, DType::e5m2, true),
+      InputTypes(DType::e5m2, DType::e4m3, true)};
   std::vector<harness::InputTypes> out;
   for (auto const& s : name_list(opt, text)) {
     auto const it = std::find_if(known.begin(), known.end(), [&](harness::InputTypes const& t) { return t.name() == s; });
@@ -193,7 +196,8 @@ void ProblemOptions::add(CLI::App& app, Tool tool) {
   dtypes_opt = app.add_option(
       "--dtypes", dtypes_text,
       "Input types: comma list of f32, f16, bf16, e4m3, e5m2, and the 8-bit pairs of A's and B's e4m3xe5m2, "
-      "e5m2xe4m3 (gemm; k-major A and B, layouts rc?) (default: f32, f16, bf16)");
+      "e5m2xe4m3, each 8-bit one also with -fast (fast accumulation: partial sums not promoted to fp32) "
+      "(gemm; k-major A and B, layouts rc?) (default: f32, f16, bf16)");
   layouts_opt = app.add_option("--layouts", layouts_text,
                                "Storage orders of A, B and C/D, c or r each, e.g. ccc,rcr (default: " +
                                    std::string(bench ? "ccc" : "all eight") + ")");

@@ -44,7 +44,8 @@ std::vector<std::string> name_list(std::string const& opt, std::string const& te
 // f32, f16, bf16: the names the reports print, and no others, repeated ones once (output dtypes).
 std::vector<DType> dtype_list(std::string const& opt, std::string const& text);
 // Input types (--dtypes): f32, f16, bf16, e4m3, e5m2, and the 8-bit pairs of A's and B's types
-// e4m3xe5m2 and e5m2xe4m3, as the reports print them, repeated ones once.
+// e4m3xe5m2 and e5m2xe4m3, each 8-bit one also with "-fast" (the fast accumulation mode), as the
+// reports print them, repeated ones once.
 std::vector<harness::InputTypes> input_types_list(std::string const& opt, std::string const& text);
 // Three letters c or r each (A, B, C/D).
 std::vector<std::string> layout_list(std::string const& opt, std::string const& text);

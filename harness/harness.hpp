@@ -144,14 +144,16 @@ std::vector<double> parse_real_list(std::string_view);
 std::vector<std::string> split_list(std::string_view);
 
 // The input types of a case: A's and B's dtypes, one for both but in the 8-bit pairs (e4m3 x e5m2,
-// e5m2 x e4m3). A DType converts to the pair of it with itself.
+// e5m2 x e4m3), and for 8-bit inputs the fast accumulation mode (Problem::fast_accum: the partial
+// sums not promoted to fp32). A DType converts to the pair of it with itself.
 struct InputTypes {
   DType a = DType::f32, b = DType::f32;
+  bool fast = false;
   InputTypes() = default;
   InputTypes(DType t) : a(t), b(t) {}  // NOLINT: implicit, so that {DType::f16} is a list of them
-  InputTypes(DType a_, DType b_) : a(a_), b(b_) {}
+  InputTypes(DType a_, DType b_, bool fast_ = false) : a(a_), b(b_), fast(fast_) {}
   bool operator==(InputTypes const&) const = default;
-  // As input_types() names a case's: "bf16", "e4m3", "e4m3xe5m2".
+  // As input_types() names a case's: "bf16", "e4m3", "e4m3xe5m2", "e4m3-fast".
   std::string name() const;
 };
 // The output dtypes gemm of these inputs may write: f32 inputs f32; f16/bf16 inputs their own or
@@ -215,7 +217,7 @@ std::string append_benchmark_rows(std::string const& base, std::string const& mo
 // (may be empty for an op without kernels). Its dtypes are f32, f16 and bf16.
 SweepSpec default_validate_sweep(OpKind);
 // loom-validate's sweep of 8-bit gemm inputs (--dtypes=e4m3, ...; not in the default sweep): e4m3,
-// e4m3 x e5m2 and e5m2 x e4m3, k-major A and B (layouts rcr and rcc, what Hopper's 8-bit wgmma
+// e4m3 x e5m2, e5m2 x e4m3 and e4m3 in the fast accumulation mode, k-major A and B (layouts rcr and rcc, what Hopper's 8-bit wgmma
 // reads), the default gemm sweep's (M, N) pairs, K of 16, 272 and 1024 (one partial k tile of 128,
 // two and a partial one, eight whole) and leading dimensions padded by 0 and 16 (A's and B's a
 // multiple of 16 bytes, as the 8-bit path needs), aligned pointers; kernels every registered gemm
@@ -367,7 +369,8 @@ std::uint64_t reference_cublas_bytes(Problem const&);
 // The seed of one case's inputs: a hash of the run's seed and the case itself (op, dtypes, sizes,
 // orders, leading dimensions, misalignment, alpha, beta), not of its position in the sweep, so
 // that rerunning one case (repro_command) gives it the same inputs, and every kernel of a sweep
-// gets the same inputs for the same problem.
+// gets the same inputs for the same problem. An 8-bit case's accumulation mode (fast_accum) is not
+// hashed: both modes of a problem get the same inputs, so that their errors compare.
 std::uint64_t case_seed(std::uint64_t seed, Problem const& p, int misalign);
 
 // A loom-validate command line that reruns exactly this case of this kernel, inputs included.
@@ -411,9 +414,9 @@ std::vector<double> reference_host(Problem const&, std::vector<double> const& A,
 
 // cuBLASLt's FP8 gemm (harness/cublaslt.cpp), loom-bench's baseline of 8-bit cases: cublasLtMatmul
 // with A and B in their 8-bit types, CUBLAS_COMPUTE_32F, fp32 alpha/beta, the tensor scales as
-// CUBLASLT_MATMUL_DESC_A/B_SCALE_POINTER, C and D in out_dtype, fast accumulation off (cuBLASLt's
-// default: it promotes its partial sums to fp32 as it goes), and the heuristic's first algorithm
-// with up to 32 MiB of workspace.
+// CUBLASLT_MATMUL_DESC_A/B_SCALE_POINTER, C and D in out_dtype, fast accumulation as the case's
+// (Problem::fast_accum; off, cuBLASLt's default, promotes its partial sums to fp32 as it goes),
+// and the heuristic's first algorithm with up to 32 MiB of workspace.
 //
 // Why cuBLASLt cannot run this case ("" if it can): FP8 is "TN" only, A transposed and B not in its
 // column-major terms, which are Loom's k-major A and B (row-major A, column-major B: layouts rcc and

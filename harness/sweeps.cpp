@@ -179,7 +179,8 @@ std::vector<std::pair<std::string, std::string>> parse_tags(std::string_view tex
 }
 
 std::string InputTypes::name() const {
-  return a == b ? std::string(to_string(a)) : std::string(to_string(a)) + "x" + to_string(b);
+  std::string s = a == b ? std::string(to_string(a)) : std::string(to_string(a)) + "x" + to_string(b);
+  return fast && is_8bit(a) ? s + "-fast" : s;
 }
 
 bool takes_output(OpKind op, InputTypes in, DType out) {
@@ -250,6 +251,7 @@ std::vector<Case> expand(SweepSpec const& s) {
                   p.op = s.op;
                   p.dtype = t.a;
                   if (t.b != t.a) p.b_dtype = t.b;
+                  p.fast_accum = t.fast && is_8bit(t.a);
                   p.out_dtype = o;
                   p.m = m;
                   p.n = n;

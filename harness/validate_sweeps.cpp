@@ -63,7 +63,8 @@ SweepSpec default_validate_sweep(OpKind op) {
 
 SweepSpec default_validate_sweep_8bit() {
   SweepSpec s = default_validate_sweep(OpKind::gemm);
-  s.dtypes = {DType::e4m3, InputTypes(DType::e4m3, DType::e5m2), InputTypes(DType::e5m2, DType::e4m3)};
+  s.dtypes = {DType::e4m3, InputTypes(DType::e4m3, DType::e5m2), InputTypes(DType::e5m2, DType::e4m3),
+              InputTypes(DType::e4m3, DType::e4m3, true)};
   // k-major A and B, the 8-bit path's; D either way.
   s.layouts = {"rcr", "rcc"};
   // K a multiple of 16 so that the minimal lda and ldb are too (A's and B's rows, 1-byte elements);

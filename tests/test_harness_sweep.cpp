@@ -283,10 +283,15 @@ TEST(HarnessSweep, InputTypes) {
   EXPECT_EQ(InputTypes(DType::e4m3, DType::e5m2).name(), "e4m3xe5m2");
   EXPECT_EQ(InputTypes(DType::e5m2, DType::e4m3).name(), "e5m2xe4m3");
   EXPECT_EQ(InputTypes(DType::e5m2, DType::e5m2), InputTypes(DType::e5m2));
+  EXPECT_EQ(InputTypes(DType::e4m3, DType::e4m3, true).name(), "e4m3-fast");
+  EXPECT_EQ(InputTypes(DType::e5m2, DType::e4m3, true).name(), "e5m2xe4m3-fast");
+  EXPECT_NE(InputTypes(DType::e4m3, DType::e4m3, true), InputTypes(DType::e4m3));
   // The name is the case's input_types().
   loom::Problem p;
   p.dtype = DType::e5m2, p.b_dtype = DType::e4m3;
   EXPECT_EQ(loom::input_types(p), InputTypes(DType::e5m2, DType::e4m3).name());
+  p.fast_accum = true;
+  EXPECT_EQ(loom::input_types(p), InputTypes(DType::e5m2, DType::e4m3, true).name());
   EXPECT_EQ(loom::harness::default_output(DType::e4m3), DType::bf16);
   EXPECT_EQ(loom::harness::default_output(InputTypes(DType::e5m2, DType::e4m3)), DType::bf16);
   EXPECT_EQ(loom::harness::default_output(DType::f16), DType::f16);
@@ -310,7 +315,8 @@ TEST(HarnessSweep, ExpandEightBitInputs) {
   s.op = loom::OpKind::gemm;
   for (auto const& k : loom::kernels())
     if (k.op == loom::OpKind::gemm) s.kernels.push_back(k.name);
-  s.dtypes = {DType::bf16, DType::e4m3, InputTypes(DType::e4m3, DType::e5m2), InputTypes(DType::e5m2, DType::e4m3)};
+  s.dtypes = {DType::bf16, DType::e4m3, InputTypes(DType::e4m3, DType::e5m2), InputTypes(DType::e5m2, DType::e4m3),
+              InputTypes(DType::e4m3, DType::e5m2, true)};
   s.layouts = {"rcr"};
   s.m = {128}, s.n = {256}, s.k = {64};
   s.alpha = {1}, s.beta = {0};
@@ -334,6 +340,7 @@ TEST(HarnessSweep, ExpandEightBitInputs) {
       bool const narrow = loom::is_8bit(p.dtype);
       EXPECT_TRUE(takes(*c.kernel, InputTypes(p.dtype, loom::b_type(p))));
       EXPECT_TRUE(!p.b_dtype || *p.b_dtype != p.dtype) << loom::case_name(c.kernel->name, p);
+      EXPECT_EQ(p.fast_accum, loom::input_types(p) == "e4m3xe5m2-fast") << loom::case_name(c.kernel->name, p);
       if (outs.empty()) EXPECT_EQ(p.out_dtype, narrow ? DType::bf16 : p.dtype);
       else if (!narrow) EXPECT_EQ(p.out_dtype, DType::f32);
       else EXPECT_TRUE(p.out_dtype == DType::f16 || p.out_dtype == DType::f32);
@@ -349,7 +356,8 @@ TEST(HarnessSweep, DefaultValidateSweep8Bit) {
   loom::harness::SweepSpec const s = loom::harness::default_validate_sweep_8bit();
   EXPECT_EQ(s.op, loom::OpKind::gemm);
   EXPECT_EQ(s.dtypes, (std::vector<InputTypes>{DType::e4m3, InputTypes(DType::e4m3, DType::e5m2),
-                                                InputTypes(DType::e5m2, DType::e4m3)}));
+                                                InputTypes(DType::e5m2, DType::e4m3),
+                                                InputTypes(DType::e4m3, DType::e4m3, true)}));
   EXPECT_EQ(s.layouts, (std::vector<std::string>{"rcr", "rcc"}));
   EXPECT_EQ(s.misalign, std::vector<int>{0});
   EXPECT_TRUE(s.out_dtypes.empty());
@@ -385,6 +393,11 @@ TEST(HarnessSweep, EightBitSeedsAndRepro) {
             "--ld-pad=0 --misalign=0 --alpha=1 --beta=0 --seed=5");
   EXPECT_EQ(loom::harness::bench_repro_command("gemm", "", q),
             "loom-bench --kernels=gemm --dtypes=e4m3xe5m2 --layouts=rcr --m=100 --n=128 --k=272 --alpha=1 --beta=0");
+  // The fast accumulation mode: named in the lines, the same inputs as the accurate mode's.
+  loom::Problem f = q;
+  f.fast_accum = true;
+  EXPECT_EQ(loom::harness::case_seed(7, f, 0), loom::harness::case_seed(7, q, 0));
+  EXPECT_NE(loom::harness::bench_repro_command("gemm", "", f).find(" --dtypes=e4m3xe5m2-fast "), std::string::npos);
   q.out_dtype = loom::DType::f32;
   EXPECT_NE(loom::harness::repro_command("gemm", q, 0, 5).find(" --out-dtypes=f32 "), std::string::npos);
   EXPECT_THROW(loom::harness::bench_repro_command("gemm", "", q), std::invalid_argument);

@@ -28,7 +28,8 @@ expect() {
 expect "--kernels=nope" 'unknown kernel "nope"'
 expect "--dtypes=f64" 'unknown dtype "f64"'
 # 8-bit inputs: the report's names; --scale=block refused before anything else happens.
-expect "--dtypes=e4m3xe4m3" '--dtypes: unknown dtype "e4m3xe4m3" (known: f32, f16, bf16, e4m3, e5m2, e4m3xe5m2, e5m2xe4m3)'
+expect "--dtypes=e4m3xe4m3" '--dtypes: unknown dtype "e4m3xe4m3" (known: f32, f16, bf16, e4m3, e5m2, e4m3xe5m2, e5m2xe4m3, e4m3-fast, '
+expect "--dtypes=f16-fast" 'unknown dtype "f16-fast"'
 expect "--dtypes=e4m3 --scale=block" '--scale=block: block scales are not supported yet'
 expect "--scale=block" '--scale=block: block scales are not supported yet'
 expect "--kernels=gemm --dtypes=e4m3 --m=4096 --scale=block" '--scale=block: block scales are not supported yet'

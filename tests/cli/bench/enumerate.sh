@@ -115,6 +115,11 @@ if "$bench" --list | grep -E '^sm90 ' | grep -q e4m3; then
   check "8-bit: cuBLASLt baseline" '^cublas/e4m3/rcr/4096x4096x4096 +would_run .*dtype=e4m3; layout=rcr; out_dtype=bf16; scale=tensor; cuBLASLt FP8'
   check "8-bit: repro" '^  repro: loom-bench --kernels=sm90 --dtypes=e4m3xe5m2 --layouts=rcr --m=4096 --n=4096 --k=4096 --alpha=1 --beta=0$'
   check "8-bit: verified against cuBLAS" '^  verify: cuBLAS'
+  # The fast accumulation mode: rows of their own, timed against cuBLASLt's fast mode.
+  "$bench" --mode=enumerate --kernels=sm90 --dtypes=e4m3,e4m3-fast --m=4096 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
+  check "8-bit fast: kernel row" '^sm90/e4m3-fast/rcr/4096x4096x4096 +would_run .*dtype=e4m3-fast; layout=rcr; out_dtype=bf16; scale=tensor$'
+  check "8-bit fast: cuBLASLt's fast mode" '^cublas/e4m3-fast/rcr/4096x4096x4096 +would_run .*cuBLASLt FP8 \(cublasLtMatmul, tensor scales, fast accumulation on\)$'
+  check "8-bit: cuBLASLt's accurate mode" '^cublas/e4m3/rcr/4096x4096x4096 +would_run .*fast accumulation off\)$'
   # A shape cuBLASLt's FP8 gemm cannot take (D's columns of 4100 bf16 in rcc): the kernel's row alone.
   "$bench" --mode=enumerate --kernels=sm90 --dtypes=e4m3 --layouts=rcc --m=4100 --n=4096 --k=4096 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
   check "8-bit: no cuBLASLt baseline" '^cublas/e4m3/rcc/4100x4096x4096 +not_supported .*no cuBLASLt baseline: ldc=4100 is not a multiple of 16 bytes of bf16'

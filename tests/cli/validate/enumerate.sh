@@ -80,6 +80,9 @@ check "append to an empty file: header" "$TMP/e.csv" '^name,kernel,.*,dispositio
 if "$VALIDATE" --list | grep -E '^sm90 ' | grep -q e4m3; then
   "$VALIDATE" --mode=enumerate --compute-capability=90 --kernels=sm90 --dtypes=e4m3,e4m3xe5m2,e5m2xe4m3 >"$TMP/out" 2>"$TMP/err"
   check "8-bit sweep: 432 cases" "$TMP/out" '^enumerate: 432 cases, '
+  "$VALIDATE" --mode=enumerate --compute-capability=90 --kernels=sm90 --dtypes=e4m3,e4m3xe5m2,e5m2xe4m3,e4m3-fast >"$TMP/out" 2>"$TMP/err"
+  check "8-bit sweep with the fast mode: 576 cases" "$TMP/out" '^enumerate: 576 cases, '
+  check "8-bit sweep: fast mode" "$TMP/out" '^sm90/e4m3-fast/rc[cr]/'
   check "8-bit sweep: pair" "$TMP/out" '^sm90/e5m2xe4m3/rc[cr]/[0-9]+x[0-9]+x(16|272|1024)/out=bf16/'
   ! grep -E '^sm90/' "$TMP/out" | grep -Ev '^sm90/[^/]+/rc[rc]/' | grep -q . && echo "ok   8-bit sweep: k-major layouts only" ||
     { echo "FAIL 8-bit sweep: other layouts"; FAILS=$((FAILS + 1)); }

@@ -21,7 +21,8 @@ expect_bad_input "--beta: bad item \"nan\"" --beta=nan
 expect_bad_input "unknown dtype \"f64\"" --dtypes=f64
 # 8-bit inputs: the report's names (a pair only of two different 8-bit types); output types are
 # 16 or 32 bits; --scale=block is not there yet (refused whatever else is given, before the GPU).
-expect_bad_input "--dtypes: unknown dtype \"e4m3xe4m3\" (known: f32, f16, bf16, e4m3, e5m2, e4m3xe5m2, e5m2xe4m3)" --dtypes=e4m3xe4m3
+expect_bad_input "--dtypes: unknown dtype \"e4m3xe4m3\" (known: f32, f16, bf16, e4m3, e5m2, e4m3xe5m2, e5m2xe4m3, e4m3-fast, e5m2-fast, e4m3xe5m2-fast, e5m2xe4m3-fast)" --dtypes=e4m3xe4m3
+expect_bad_input "unknown dtype \"bf16-fast\"" --dtypes=bf16-fast
 expect_bad_input "unknown dtype \"bf16xf16\"" --dtypes=bf16xf16
 expect_bad_input "unknown dtype \"fp8_e4m3\"" --dtypes=fp8_e4m3
 expect_bad_input "--out-dtypes: unknown dtype \"e4m3\" (known: f32, f16, bf16)" --dtypes=e4m3 --out-dtypes=e4m3
