@@ -47,6 +47,7 @@ cudaError_t launch(Case const& c, Args const& args, Schedule const& s, Refusal* 
   if (c.shape == 1 && c.ta == k52) return c.promote ? launch_instance_fp8<1, k52, k43, true>(args, s, nullptr, r)
                                                     : launch_instance_fp8<1, k52, k43, false>(args, s, nullptr, r);
   if (c.shape == 17) return launch_instance_fp8<17, k43, k43, true>(args, s, nullptr, r);
+  if (c.shape == 7) return launch_instance_fp8<7, k43, k43, true>(args, s, nullptr, r);
   return launch_instance_fp8<0, k43, k43, false>(args, s, nullptr, r);
 }
 
@@ -161,10 +162,11 @@ TEST(Sm90Fp8Device, PerTensorScalesOnRaggedShapes) {
                         Case{1, WgmmaType::kE4M3, WgmmaType::kE4M3, 129, 1031, 4096, 3, DType::f32, 0.75f, 0.25f, 3.f},
                         Case{1, WgmmaType::kE5M2, WgmmaType::kE4M3, 200, 384, 777, 1, DType::bf16, 1.f, 0.125f, 4.f},
                         Case{0, WgmmaType::kE4M3, WgmmaType::kE4M3, 640, 1100, 2048, 1, DType::bf16, 1.f, 1.f, 0.5f},
-                        // The accurate mode: whole, split, and 128x144 (one CTA a cluster).
+                        // The accurate mode: whole, split, 128x144 (one CTA a cluster) and 128x192 (two column pieces).
                         Case{1, WgmmaType::kE4M3, WgmmaType::kE4M3, 300, 520, 1000, 1, DType::bf16, 1.5f, 0.5f, 2.f, true},
                         Case{1, WgmmaType::kE5M2, WgmmaType::kE4M3, 129, 1031, 4096, 3, DType::f32, 0.75f, 0.25f, 3.f, true},
-                        Case{17, WgmmaType::kE4M3, WgmmaType::kE4M3, 200, 400, 1500, 1, DType::f32, 1.f, 1.f, 1.f, true}})
+                        Case{17, WgmmaType::kE4M3, WgmmaType::kE4M3, 200, 400, 1500, 1, DType::f32, 1.f, 1.f, 1.f, true},
+                        Case{7, WgmmaType::kE4M3, WgmmaType::kE4M3, 300, 700, 2000, 1, DType::bf16, 1.f, 2.f, 0.5f, true}})
     run_case(c);
 }
 

@@ -101,7 +101,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_sm90_kernel(__grid_cons
   int const w = tid / 128 - 1;
   ConsumerMma<Cfg, kType, kTypeB> mainloop(pipe, w, tid - 128, rank);
   auto acc = partition_fragment_C<float, Cfg::kMma, make_layout(make_shape(Cfg::kBM, Cfg::kBN))>();  // (2,2,BN/8): the wgmma's D registers
-  [[maybe_unused]] std::conditional_t<kPromote, decltype(acc), Empty> part;  // the accurate mode's k-tile partial
+  using Part = typename ConsumerMma<Cfg, kType, kTypeB>::Part;
+  [[maybe_unused]] std::conditional_t<kPromote, Part, Empty> part;  // the accurate mode's k-tile partial
   int stores = 0;  // this warpgroup's TMA stores so far
   for (int u = sched.first(int(blockIdx.x) / Cfg::kCluster); u < sched.units; u += sched.step()) {
     TileScheduler::Work const wk = sched.work(u, rank);

@@ -156,34 +156,52 @@ struct ConsumerMma {
   // number of k tiles, each partial's error bounded by 128 products. The wait for the partial
   // leaves the tensor cores to the other warpgroup (kLag apart) meanwhile; the stage is released as
   // soon as its wgmmas are done.
+  //
+  // A tile wider than 144 columns computes its partial in kPieces column pieces of kPieceN (each
+  // m64n<kPieceN>k32 over B's rows [h kPieceN, (h+1) kPieceN), whose accumulators are acc's
+  // registers [h kPieceN/2, (h+1) kPieceN/2): the wgmma's D is (2,2,N/8), column groups of 8
+  // last), so that `part` holds one piece: 128x192 keeps 96 + 48 accumulators a thread, not 192.
+  // acc is zeroed first and every piece added (a first-tile copy instead doubled the code that
+  // holds both sets live: 432 bytes of spills at 128x192 against 8).
+  static constexpr int kPieces = Cfg::kBN > 144 ? 2 : 1;
+  static constexpr int kPieceN = Cfg::kBN / kPieces;
+  static constexpr i64 kDescPerPiece = Cfg::kElemBytes == 1 ? gmma_desc_offset(B::kSmem, B::kBits, make_shape(kPieceN, 0, 0)) : 0;
+  struct Part {
+    float data[kPieceN / 2];
+  };
   template <class Acc>
-  __device__ __forceinline__ void mma_promoted(TileScheduler::Work const& wk, Ring<kStages>& ring, Acc& acc, Acc& part) {
+  __device__ __forceinline__ void mma_promoted(TileScheduler::Work const& wk, Ring<kStages>& ring, Acc& acc, Part& part) {
     static_assert(Cfg::kElemBytes == 1, "promotion is for 8-bit inputs");
+    static_assert(Cfg::kBN % (8 * kPieces) == 0 && Cfg::kAccs == kPieces * (kPieceN / 2));
     if (kWgLag > 0 && w == 1 && !started) mbarrier_wait(pipe.smem.start(), 0);
+#pragma unroll
+    for (int i = 0; i < Cfg::kAccs; ++i) acc.data[i] = 0.f;
     for (int kt = wk.k_begin; kt < wk.k_end; ++kt) {
       int const s = ring.stage;
       pipe.consumer_wait(ring);
-      wgmma_fence();
+      // One piece; h is a template argument so that every accumulator index is a constant (an
+      // index through a runtime h put acc in local memory).
+      auto piece = [&]<int h>() {
+        wgmma_fence();
 #pragma unroll
-      for (int step = 0; step < Cfg::kKSteps; ++step) {
-        unsigned long long const da = desc_a.advanced(s * A::kDescPerStage + step * A::kDescPerStep).encode();
-        unsigned long long const db = desc_b.advanced(s * B::kDescPerStage + step * B::kDescPerStep).encode();
-        wgmma_ss_k32<kType, kTypeB, Cfg::kBN>(part.data, da, db, step != 0 ? 1 : 0);
-      }
-      wgmma_commit_group();
+        for (int step = 0; step < Cfg::kKSteps; ++step) {
+          unsigned long long const da = desc_a.advanced(s * A::kDescPerStage + step * A::kDescPerStep).encode();
+          unsigned long long const db =
+              desc_b.advanced(s * B::kDescPerStage + step * B::kDescPerStep + h * kDescPerPiece).encode();
+          wgmma_ss_k32<kType, kTypeB, kPieceN>(part.data, da, db, step != 0 ? 1 : 0);
+        }
+        wgmma_commit_group();
+        wgmma_wait_group<0>();
+        wgmma_fence_operand(part.data);
+        if (h == kPieces - 1) pipe.consumer_release(s, signals);
+#pragma unroll
+        for (int i = 0; i < kPieceN / 2; ++i) acc.data[h * (kPieceN / 2) + i] += part.data[i];
+      };
+      piece.template operator()<0>();
+      if constexpr (kPieces == 2) piece.template operator()<1>();
       if (kWgLag > 0 && w == 0 && !started && kt + 1 - wk.k_begin == kWgLag) {
         if (signals) mbarrier_arrive_cluster(pipe.smem.start(), rank);
         started = true;
-      }
-      wgmma_wait_group<0>();
-      wgmma_fence_operand(part.data);
-      pipe.consumer_release(s, signals);
-      if (kt == wk.k_begin) {
-#pragma unroll
-        for (int i = 0; i < Cfg::kAccs; ++i) acc.data[i] = part.data[i];
-      } else {
-#pragma unroll
-        for (int i = 0; i < Cfg::kAccs; ++i) acc.data[i] += part.data[i];
       }
       ring.advance();
     }
