@@ -308,7 +308,7 @@ LLM_GEOMEAN_BAR, LLM_MIN_BAR = 1.00, 0.90
 LLM_LOOSE_LAYOUTS, LLM_LOOSE_M, LLM_LOOSE_BAR = ("ccc", "crr"), (128, 1024, 8192), 0.95
 # Decoding-sized M, bound by reading B: these rows also get GB/s against the DRAM peak.
 LLM_SMALL_M = 16
-DTYPE_BYTES = {"f32": 4, "f16": 2, "bf16": 2}
+DTYPE_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "e4m3": 1, "e5m2": 1}
 # A kernel registered under this name is the one GEMM entry point; where it ran, its ratio is the
 # row's, rather than the best of the kernels that ran.
 PRIMARY_GEMM = "gemm"
@@ -320,10 +320,12 @@ def geomean(values):
 
 def min_bytes(dtype, m, n, k, beta):
     """What a GEMM must move at least: read A and B, write D, and read C where beta != 0. The
-    output is in the input dtype (loom-bench times gemm so); unknown beta counts as 0."""
-    e = DTYPE_BYTES.get(dtype, math.nan)
+    output is in the input dtype, or bf16 for 8-bit inputs (loom-bench times gemm so; an 8-bit row's
+    dtype is its input types, e.g. e4m3, e4m3xe5m2 or e4m3-fast); unknown beta counts as 0."""
+    e = DTYPE_BYTES.get(dtype.split("-")[0].split("x")[0], math.nan)
+    out = 2 if e == 1 else e
     reads_c = not math.isnan(beta) and beta != 0
-    return e * (m * k + k * n) + e * m * n * (2 if reads_c else 1)
+    return e * (m * k + k * n) + out * m * n * (2 if reads_c else 1)
 
 
 def llm_cases(g):
