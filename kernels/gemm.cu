@@ -86,7 +86,9 @@ std::string check(Problem const& p, int cc) {
   if (b_type(p) != p.dtype && !(is_8bit(p.dtype) && is_8bit(b_type(p))))
     return std::string("A ") + to_string(p.dtype) + " with B " + to_string(b_type(p)) +
            ": A and B have one type, unless both are 8-bit (e4m3, e5m2)";
-  if ((is_8bit(p.dtype) || is_8bit(b_type(p))) && cc != 90)
+  // cc 0: no device to ask (loom-bench --mode=enumerate on a machine without one), whose plan the
+  // caller names; loom::gemm always passes the current device's.
+  if ((is_8bit(p.dtype) || is_8bit(b_type(p))) && cc != 90 && cc != 0)
     return "8-bit inputs (e4m3, e5m2) run on compute capability 9.0 only (sm_90a's wgmma)";
   switch (target(p, cc)) {
     case Target::fma: return sgemm_fma::check(p);
