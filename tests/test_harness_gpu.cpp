@@ -318,6 +318,55 @@ TEST(HarnessGpu, Sm90IsDeterministic) {
   }
 }
 
+// The same for 8-bit inputs: split plans of both accumulation modes and a mixed pair, swapped and
+// not, give the same bits run after run and agree with the reference.
+TEST(HarnessGpu, Sm90IsDeterministic8Bit) {
+  REQUIRE_GPU();
+  DeviceInfo d = query_device(0);
+  KernelInfo const& k = *find_kernel("sm90");
+  if (d.cc != 90) GTEST_SKIP() << "sm90 needs compute capability 9.0";
+  struct Shape {
+    int m, n, k;
+    char const* types;  // parse_input_types's form
+    char const* plan;   // the plan forced
+  };
+  for (Shape const s : {Shape{128, 4096, 11008, "e4m3", "1:4:0:0"}, Shape{128, 4096, 11008, "e4m3-fast", "1:4:0:0"},
+                        Shape{1024, 14336, 4096, "e4m3-fast", "0:2:0:1"}, Shape{1024, 14336, 4096, "e4m3", "7:2:0:1"},
+                        Shape{96, 5120, 5120, "e4m3xe5m2", "5:3:1:0"}, Shape{300, 5120, 13824, "e5m2xe4m3-fast", "3:3:1:0"}}) {
+    Problem p;
+    p.op = OpKind::gemm;
+    ASSERT_TRUE(parse_input_types(s.types, &p)) << s.types;
+    p.out_dtype = DType::bf16;
+    p.m = s.m, p.n = s.n, p.k = s.k;
+    ASSERT_TRUE(parse_layout("rcr", &p));
+    p = with_default_lds(p);
+    CaseBuffers buf = make_buffers(p, 0, 11);
+    fill_random(buf.a, 7);
+    fill_random(buf.b, 8);
+    std::vector<std::vector<unsigned char>> bits;
+    for (int run = 0; run < 2; ++run) {
+      poison(buf.d);
+      ASSERT_EQ(run_kernel_plan(k, p, buf.operands(), nullptr, d.cc, s.plan), "") << s.types << " " << s.plan;
+      LOOM_CUDA(cudaGetLastError());
+      LOOM_CUDA(cudaDeviceSynchronize());
+      std::vector<unsigned char> b(std::size_t(buf.d.bytes()));
+      LOOM_CUDA(cudaMemcpy(b.data(), buf.d.data(), b.size(), cudaMemcpyDeviceToHost));
+      bits.push_back(std::move(b));
+    }
+    EXPECT_TRUE(bits[0] == bits[1]) << s.types << " " << s.plan << ": two runs differ";
+    cublasHandle_t h = nullptr;
+    ASSERT_EQ(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+    DeviceMatrix ref(p.out_dtype, p.m, p.n, p.c, p.ldc, 0);
+    Operands rops = buf.operands();
+    rops.d = ref.data();
+    reference_cublas(p, rops, h, nullptr);
+    LOOM_CUDA(cudaDeviceSynchronize());
+    cublasDestroy(h);
+    ErrorStats st = compare(to_host(buf.d), to_host(ref), p.out_dtype, p, typical_rms(p));
+    EXPECT_TRUE(st.pass) << s.types << " " << s.plan << ": " << st.why;
+  }
+}
+
 // device_bytes counts what make_buffers allocates, matrix by matrix, so that the tools' memory
 // pre-check holds a case to what it will really take.
 TEST(HarnessGpu, DeviceBytesIsWhatMakeBuffersAllocates) {
