@@ -9,7 +9,6 @@
 
 #include <cublasLt.h>
 
-#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -27,19 +26,6 @@ namespace {
 constexpr std::size_t kWorkspaceBytes = std::size_t(32) << 20;
 // Plans kept per process; past it the cache starts over (a sweep of more shapes than this).
 constexpr std::size_t kMaxPlans = 1024;
-
-cudaDataType_t lt_type(DType t) {
-  switch (t) {
-    case DType::f32: return CUDA_R_32F;
-    case DType::f16: return CUDA_R_16F;
-    case DType::bf16: return CUDA_R_16BF;
-    case DType::e4m3: return CUDA_R_8F_E4M3;
-    case DType::e5m2: return CUDA_R_8F_E5M2;
-  }
-  return CUDA_R_32F;
-}
-
-bool fits_int(std::int64_t v) { return v >= 0 && v <= INT_MAX; }
 
 // The case in cuBLASLt's terms: D (m x n, column-major, ld ldc) = op(A) op(B), A stored k x m
 // (ld lda), B stored k x n (ld ldb).
@@ -131,9 +117,9 @@ std::shared_ptr<Plan const> make_plan(Device const& dev, Problem const& p, LtCas
   std::int8_t const fast_accum = p.fast_accum ? 1 : 0;
   LOOM_CUBLAS(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast_accum,
                                              sizeof fast_accum));
-  LOOM_CUBLAS(cublasLtMatrixLayoutCreate(&plan->a, lt_type(lc.ta), std::uint64_t(p.k), std::uint64_t(lc.m), lc.lda));
-  LOOM_CUBLAS(cublasLtMatrixLayoutCreate(&plan->b, lt_type(lc.tb), std::uint64_t(p.k), std::uint64_t(lc.n), lc.ldb));
-  LOOM_CUBLAS(cublasLtMatrixLayoutCreate(&plan->c, lt_type(p.out_dtype), std::uint64_t(lc.m), std::uint64_t(lc.n),
+  LOOM_CUBLAS(cublasLtMatrixLayoutCreate(&plan->a, cuda_data_type(lc.ta), std::uint64_t(p.k), std::uint64_t(lc.m), lc.lda));
+  LOOM_CUBLAS(cublasLtMatrixLayoutCreate(&plan->b, cuda_data_type(lc.tb), std::uint64_t(p.k), std::uint64_t(lc.n), lc.ldb));
+  LOOM_CUBLAS(cublasLtMatrixLayoutCreate(&plan->c, cuda_data_type(p.out_dtype), std::uint64_t(lc.m), std::uint64_t(lc.n),
                                          p.ldc));
 
   cublasLtMatmulPreference_t pref = nullptr;
@@ -173,8 +159,7 @@ std::string why_no_cublaslt(Problem const& p0) {
   if (p.dtype == DType::e5m2 && b_type(p) == DType::e5m2) return "cuBLASLt has no e5m2 x e5m2 FP8 gemm";
   if (p.out_dtype != DType::bf16 && p.out_dtype != DType::f16 && p.out_dtype != DType::f32)
     return std::string("cuBLASLt's FP8 gemm writes no ") + to_string(p.out_dtype);
-  if (!fits_int(p.m) || !fits_int(p.n) || !fits_int(p.k) || !fits_int(p.lda) || !fits_int(p.ldb) || !fits_int(p.ldc))
-    return "cuBLASLt takes 32-bit sizes and leading dimensions";
+  if (!fits_cublas_ints(p)) return "cuBLASLt takes 32-bit sizes and leading dimensions";
   // cuBLAS's FP8 requirements (cublasLtMatmul): every operand's rows and leading dimension a
   // multiple of 16 bytes; here A's and B's rows are K elements of one byte, D's cuBLASLt's m. On an
   // H100 (cuBLAS 13.1) the heuristic offers no algorithm otherwise (K = 1028 or 1032, m = 1025 or

@@ -359,6 +359,11 @@ std::string why_no_memory(std::uint64_t need, std::uint64_t free);
 // cudaMemGetInfo's free bytes on the current device. Throws Error when the call fails.
 std::uint64_t free_device_bytes();
 
+// The CUDA data type of a dtype, as cuBLAS and cuBLASLt name it.
+cudaDataType_t cuda_data_type(DType);
+// Whether the case's sizes and leading dimensions (0: the smallest legal) fit the 32-bit ints that
+// cuBLAS and cuBLASLt take.
+bool fits_cublas_ints(Problem const&);
 // Why cuBLAS cannot compute this case (e.g. f16/bf16 add), empty if it can. 8-bit gemm is
 // reference_cublas's exact route (see there), which takes every layout and bf16, f16 or f32 output.
 std::string why_no_cublas(Problem const&);

@@ -35,19 +35,6 @@ namespace loom::harness {
 
 namespace {
 
-cudaDataType_t cuda_type(DType t) {
-  switch (t) {
-    case DType::f32: return CUDA_R_32F;
-    case DType::f16: return CUDA_R_16F;
-    case DType::bf16: return CUDA_R_16BF;
-    case DType::e4m3: return CUDA_R_8F_E4M3;
-    case DType::e5m2: return CUDA_R_8F_E5M2;
-  }
-  return CUDA_R_32F;
-}
-
-bool fits_int(std::int64_t v) { return v >= 0 && v <= INT_MAX; }
-
 // Elements from an operand's first to its last stored one (DeviceMatrix::span_elements).
 std::int64_t span(Order o, std::int64_t rows, std::int64_t cols, std::int64_t ld) {
   return o == Order::col ? ld * (cols - 1) + rows : ld * (rows - 1) + cols;
@@ -77,11 +64,27 @@ std::uint64_t reference_cublas_bytes(Problem const& p0) {
   return 2 * (a + b);
 }
 
+cudaDataType_t cuda_data_type(DType t) {
+  switch (t) {
+    case DType::f32: return CUDA_R_32F;
+    case DType::f16: return CUDA_R_16F;
+    case DType::bf16: return CUDA_R_16BF;
+    case DType::e4m3: return CUDA_R_8F_E4M3;
+    case DType::e5m2: return CUDA_R_8F_E5M2;
+  }
+  return CUDA_R_32F;
+}
+
+bool fits_cublas_ints(Problem const& p0) {
+  Problem const p = with_default_lds(p0);
+  for (std::int64_t v : {p.m, p.n, p.k, p.lda, p.ldb, p.ldc})
+    if (v < 0 || v > INT_MAX) return false;
+  return true;
+}
+
 std::string why_no_cublas(Problem const& p0) {
   Problem const p = with_default_lds(p0);
-  if (!fits_int(p.m) || !fits_int(p.n) || !fits_int(p.k) || !fits_int(p.lda) || !fits_int(p.ldb) ||
-      !fits_int(p.ldc))
-    return "cuBLAS takes 32-bit sizes and leading dimensions";
+  if (!fits_cublas_ints(p)) return "cuBLAS takes 32-bit sizes and leading dimensions";
   if (p.op == OpKind::add) {
     if (p.dtype != DType::f32 || p.out_dtype != DType::f32)
       return std::string("cuBLAS has no ") + to_string(p.dtype) + " add (geam is fp32/fp64 only)";
@@ -132,8 +135,8 @@ void reference_cublas(Problem const& p0, Operands const& ops, cublasHandle_t h, 
   }
   cublasComputeType_t const compute =
       p.dtype == DType::f32 ? CUBLAS_COMPUTE_32F_PEDANTIC : CUBLAS_COMPUTE_32F;
-  cudaDataType_t in = cuda_type(p.dtype);
-  cudaDataType_t const out = cuda_type(p.out_dtype);
+  cudaDataType_t in = cuda_data_type(p.dtype);
+  cudaDataType_t const out = cuda_data_type(p.out_dtype);
   void const* a = ops.a;
   void const* b = ops.b;
   // 8-bit: A and B widened, exactly, into 16-bit copies of the same layout and leading dimensions
@@ -152,7 +155,7 @@ void reference_cublas(Problem const& p0, Operands const& ops, cublasHandle_t h, 
     if (ops.scale_b) LOOM_CUDA(cudaMemcpyAsync(&scale[1], ops.scale_b, sizeof(float), cudaMemcpyDeviceToHost, s));
     LOOM_CUDA(cudaStreamSynchronize(s));
     alpha = float(p.alpha * double(scale[0]) * double(scale[1]));
-    a = wide_a->p, b = wide_b->p, in = cuda_type(wide);
+    a = wide_a->p, b = wide_b->p, in = cuda_data_type(wide);
   }
   if (ccol) {
     // C (M x N) = op(A) op(B); a row-major operand is its transpose in column-major storage.

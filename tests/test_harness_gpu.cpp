@@ -166,13 +166,13 @@ TEST(HarnessGpu, CublasMatchesHostReference8Bit) {
           LOOM_CUDA(cudaDeviceSynchronize());
           std::vector<double> const A = to_host(buf.a), B = to_host(buf.b), C = to_host(buf.c), D = to_host(buf.d);
           std::string const what = case_name("cublas", p) + ">" + to_string(out) + " mis " + std::to_string(mis);
-          ErrorStats st = compare(D, reference_host(p, A, B, C, buf.scales), out, p, typical_rms(p, buf.scales));
+          ErrorStats st = compare(D, reference_host(p, A, B, C, buf.scales), out, p, typical_rms(p));
           EXPECT_TRUE(st.pass) << what << ": " << st.why;
           // Exact products summed in fp32 against fp64: as close as 16-bit inputs' gemm is held to
           // (for 16-bit outputs, within a few of their own roundings).
           EXPECT_LE(st.rel_fro, out == DType::f32 ? tolerance(DType::bf16, out, OpKind::gemm, p.k) : 4 * unit_roundoff(out))
               << what;
-          EXPECT_FALSE(compare(D, reference_host(p, A, B, C), out, p, typical_rms(p, buf.scales)).pass) << what;
+          EXPECT_FALSE(compare(D, reference_host(p, A, B, C), out, p, typical_rms(p)).pass) << what;
           ++checked;
         }
   cublasDestroy(h);
@@ -215,7 +215,7 @@ TEST(HarnessGpu, CublasLtFp8MatchesHostReference) {
           }
           EXPECT_TRUE(runs[0] == runs[1]) << what;
           auto const ref = reference_host(p, to_host(buf.a), to_host(buf.b), to_host(buf.c), buf.scales);
-          ErrorStats const st = compare(runs[0], ref, out, p, typical_rms(p, buf.scales));
+          ErrorStats const st = compare(runs[0], ref, out, p, typical_rms(p));
           EXPECT_TRUE(st.pass) << what << ": " << st.why;
           std::printf("%s: rel_fro %.3g (tolerance %.3g)\n", what.c_str(), st.rel_fro, st.tol);
         }
@@ -266,6 +266,36 @@ TEST(HarnessGpu, AddKernelThroughRegistry) {
 // tile, of the last wave alone, stream-K, with and without swap-AB, on menu and family tiles (the steps of 16
 // and the clusters along N among them); each run must
 // also be right (against cuBLAS within bf16 tolerance).
+// Runs `p` on kernel k with plan `plan` twice, from random inputs (and, for 8-bit inputs, the
+// case's scales), and expects the same bits both times and a pass against the reference.
+void expect_repeatable_and_right(KernelInfo const& k, Problem const& p, int cc, char const* plan, std::string const& what) {
+  SCOPED_TRACE(what + " plan " + plan);
+  CaseBuffers buf = make_buffers(p, 0, 11);
+  fill_random(buf.a, 7);
+  fill_random(buf.b, 8);
+  std::vector<std::vector<unsigned char>> bits;
+  for (int run = 0; run < 2; ++run) {
+    poison(buf.d);
+    ASSERT_EQ(run_kernel_plan(k, p, buf.operands(), nullptr, cc, plan), "");
+    LOOM_CUDA(cudaGetLastError());
+    LOOM_CUDA(cudaDeviceSynchronize());
+    std::vector<unsigned char> b(std::size_t(buf.d.bytes()));
+    LOOM_CUDA(cudaMemcpy(b.data(), buf.d.data(), b.size(), cudaMemcpyDeviceToHost));
+    bits.push_back(std::move(b));
+  }
+  EXPECT_TRUE(bits[0] == bits[1]) << "two runs differ";
+  cublasHandle_t h = nullptr;
+  ASSERT_EQ(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
+  DeviceMatrix ref(p.out_dtype, p.m, p.n, p.c, p.ldc, 0);
+  Operands rops = buf.operands();
+  rops.d = ref.data();
+  reference_cublas(p, rops, h, nullptr);
+  LOOM_CUDA(cudaDeviceSynchronize());
+  cublasDestroy(h);
+  ErrorStats st = compare(to_host(buf.d), to_host(ref), p.out_dtype, p, typical_rms(p));
+  EXPECT_TRUE(st.pass) << st.why;
+}
+
 TEST(HarnessGpu, Sm90IsDeterministic) {
   REQUIRE_GPU();
   DeviceInfo d = query_device(0);
@@ -291,30 +321,7 @@ TEST(HarnessGpu, Sm90IsDeterministic) {
     p.m = m, p.n = n, p.k = kk;
     ASSERT_TRUE(parse_layout(s.layout, &p));
     p = with_default_lds(p);
-    CaseBuffers buf = make_buffers(p, 0);
-    fill_random(buf.a, 7);
-    fill_random(buf.b, 8);
-    std::vector<std::vector<unsigned char>> bits;
-    for (int run = 0; run < 2; ++run) {
-      poison(buf.d);
-      ASSERT_EQ(run_kernel_plan(k, p, buf.operands(), nullptr, d.cc, s.plan), "") << s.plan;
-      LOOM_CUDA(cudaGetLastError());
-      LOOM_CUDA(cudaDeviceSynchronize());
-      std::vector<unsigned char> b(std::size_t(buf.d.bytes()));
-      LOOM_CUDA(cudaMemcpy(b.data(), buf.d.data(), b.size(), cudaMemcpyDeviceToHost));
-      bits.push_back(std::move(b));
-    }
-    EXPECT_TRUE(bits[0] == bits[1]) << m << "x" << n << "x" << kk << ": two runs differ";
-    cublasHandle_t h = nullptr;
-    ASSERT_EQ(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
-    DeviceMatrix ref(p.out_dtype, p.m, p.n, p.c, p.ldc, 0);
-    Operands rops = buf.operands();
-    rops.d = ref.data();
-    reference_cublas(p, rops, h, nullptr);
-    LOOM_CUDA(cudaDeviceSynchronize());
-    cublasDestroy(h);
-    ErrorStats st = compare(to_host(buf.d), to_host(ref), p.out_dtype, p, typical_rms(p));
-    EXPECT_TRUE(st.pass) << m << "x" << n << "x" << kk << ": " << st.why;
+    expect_repeatable_and_right(k, p, d.cc, s.plan, std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(kk));
   }
 }
 
@@ -340,30 +347,7 @@ TEST(HarnessGpu, Sm90IsDeterministic8Bit) {
     p.m = s.m, p.n = s.n, p.k = s.k;
     ASSERT_TRUE(parse_layout("rcr", &p));
     p = with_default_lds(p);
-    CaseBuffers buf = make_buffers(p, 0, 11);
-    fill_random(buf.a, 7);
-    fill_random(buf.b, 8);
-    std::vector<std::vector<unsigned char>> bits;
-    for (int run = 0; run < 2; ++run) {
-      poison(buf.d);
-      ASSERT_EQ(run_kernel_plan(k, p, buf.operands(), nullptr, d.cc, s.plan), "") << s.types << " " << s.plan;
-      LOOM_CUDA(cudaGetLastError());
-      LOOM_CUDA(cudaDeviceSynchronize());
-      std::vector<unsigned char> b(std::size_t(buf.d.bytes()));
-      LOOM_CUDA(cudaMemcpy(b.data(), buf.d.data(), b.size(), cudaMemcpyDeviceToHost));
-      bits.push_back(std::move(b));
-    }
-    EXPECT_TRUE(bits[0] == bits[1]) << s.types << " " << s.plan << ": two runs differ";
-    cublasHandle_t h = nullptr;
-    ASSERT_EQ(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
-    DeviceMatrix ref(p.out_dtype, p.m, p.n, p.c, p.ldc, 0);
-    Operands rops = buf.operands();
-    rops.d = ref.data();
-    reference_cublas(p, rops, h, nullptr);
-    LOOM_CUDA(cudaDeviceSynchronize());
-    cublasDestroy(h);
-    ErrorStats st = compare(to_host(buf.d), to_host(ref), p.out_dtype, p, typical_rms(p));
-    EXPECT_TRUE(st.pass) << s.types << " " << s.plan << ": " << st.why;
+    expect_repeatable_and_right(k, p, d.cc, s.plan, s.types);
   }
 }
 
