@@ -641,50 +641,49 @@ int enumerate(std::vector<h::Case> const& cases, std::optional<int> cc_given, in
 }
 
 // ---------------------------------------------------------------------------------------------
+// The command line, checked whole before any GPU is looked for
 
-int run(int argc, char** argv) {
-  CLI::App app{
-      "Checks every registered Loom kernel against cuBLAS or an fp64 host reference.\n"
-      "Lists take CUTLASS-profiler syntax: 1024, 1,7,127, 1024:8192:1024 (inclusive), or mixtures.\n"
-      "An explicit list replaces the default sweep for that dimension only.\n"
-      "Exit status: 0 all passed, 1 a case failed, 2 bad input or no usable GPU, 3 a case did not finish "
-      "within --timeout.",
-      "loom-validate"};
-  // The options loom-bench shares (harness/cli.hpp), then loom-validate's own.
-  cli::Options opts;
-  opts.add(app, cli::Tool::validate);
-  std::string op_s, out_dtypes_s, pad_s, mis_s;
-  std::string ref_s = "auto", format_s = "table", output_s, seed_s, junit_s;
-  std::uint64_t seed = 20240601;
+// loom-validate's own options as CLI11 fills them in; the ones loom-bench shares are cli::Options'.
+struct OwnOptions {
+  std::string op, out_dtypes, ld_pad, misalign, seed;
+  std::string reference = "auto", format = "table", output, junit;
+  std::string save_workspace = "none", workspace_dir = "loom-workspace";
   bool quiet = false, append = false;
-  app.add_option("--op", op_s, "add or gemm (default: every op that has kernels)");
-  app.add_option("--out-dtypes", out_dtypes_s,
+};
+
+void add_own_options(CLI::App& app, OwnOptions& own) {
+  app.add_option("--op", own.op, "add or gemm (default: every op that has kernels)");
+  app.add_option("--out-dtypes", own.out_dtypes,
                  "gemm: comma list of output dtypes; f16/bf16 inputs take their own or f32, 8-bit inputs bf16, f16 "
                  "or f32 (default: the input dtype; bf16 for 8-bit inputs)");
-  app.add_option("--ld-pad", pad_s, "Elements added to every leading dimension");
-  app.add_option("--misalign", mis_s, "Element offset of every base pointer");
-  app.add_option("--seed", seed_s, "Random seed, an integer in [0, 2^64) (default: 20240601; each case derives its own)");
-  app.add_option("--reference", ref_s,
+  app.add_option("--ld-pad", own.ld_pad, "Elements added to every leading dimension");
+  app.add_option("--misalign", own.misalign, "Element offset of every base pointer");
+  app.add_option("--seed", own.seed, "Random seed, an integer in [0, 2^64) (default: 20240601; each case derives its own)");
+  app.add_option("--reference", own.reference,
                  "auto (host fp64 for small cases and dtypes cuBLAS lacks, else cuBLAS), cublas, host");
-  app.add_option("--format", format_s,
+  app.add_option("--format", own.format,
                  "table, csv or json (a run's csv and json rows end with the GPU that ran them: device, device_name, "
                  "pci_bus_id)");
-  app.add_option("--output", output_s, "Write the report to FILE (the summary line still goes to stdout)");
-  std::string save_ws_s = "none", ws_dir_s = "loom-workspace";
-  app.add_option("--save-workspace", save_ws_s,
+  app.add_option("--output", own.output, "Write the report to FILE (the summary line still goes to stdout)");
+  app.add_option("--save-workspace", own.save_workspace,
                  "none (default), incorrect or all: write A, B, C, D (the kernel's output) and the reference of each "
                  "failing (incorrect) or compared (all) case to --workspace-dir as .npy files, named in the report");
-  app.add_option("--workspace-dir", ws_dir_s,
+  app.add_option("--workspace-dir", own.workspace_dir,
                  "Directory of --save-workspace's files (default: loom-workspace; created if missing, its parent "
                  "must exist)");
-  app.add_flag("--append", append,
+  app.add_flag("--append", own.append,
                "Append to the --output file instead of overwriting it (csv: the header is not repeated, and must "
                "match; not with --format=json)")
       ->disable_flag_override();
-  app.add_option("--junit-output", junit_s,
+  app.add_option("--junit-output", own.junit,
                  "Also write the results as JUnit XML to FILE (one testcase per case: failures and skips "
                  "with their reasons), for CI systems");
-  app.add_flag("--quiet", quiet, "Report only failures and the summary")->disable_flag_override();
+  app.add_flag("--quiet", own.quiet, "Report only failures and the summary")->disable_flag_override();
+}
+
+// Parses the command line and checks the shared options' values. Returns the exit status when the
+// command is done (--help, --list), nothing when the run goes on.
+std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv, cli::Options& opts) {
   cli::check_argv(argc, argv, {"--list", "--quiet", "--append"});
   try {
     app.parse(argc, argv);
@@ -692,7 +691,6 @@ int run(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
     throw BadInput(one_line(e.what()));
   }
-
   if (opts.run.list) {
     cli::alone(app, "--list");  // it prints the same text whatever else is given
     std::fputs(h::kernel_list().c_str(), stdout);
@@ -700,200 +698,236 @@ int run(int argc, char** argv) {
   }
   // Every shared option's value, checked before anything else (no GPU looked for yet).
   opts.parse(cli::Tool::validate, report_fields());
+  return std::nullopt;
+}
 
-  // --- what to run ----------------------------------------------------------------------------
+// What the checked command line asks for, every value typed.
+struct Settings {
   // Kernels named one by one must each take every dtype and op asked for; a glob or
   // --ignore-kernels just picks among the registered ones.
-  bool const explicit_kernels = opts.kernels.one_by_one;
-  std::vector<KernelInfo const*> sel = opts.kernels.selected;
+  std::vector<KernelInfo const*> sel;  // registry order
+  bool explicit_kernels = false;
+  // --dtypes, split: the 8-bit inputs go to a sweep of their own (h::default_validate_sweep_8bit),
+  // the others to the default one.
+  std::vector<h::InputTypes> dtypes, wide_dtypes, narrow_dtypes;
+  std::vector<DType> out_dtypes;
+  std::vector<std::string> layouts;
+  std::vector<std::int64_t> ms, ns, ks, pads, mis;
+  std::vector<double> alphas, betas;  // each empty where not given: the sweep's own
+  RefMode ref = RefMode::automatic;
+  Format format = Format::table;
+  std::uint64_t seed = 20240601;
+};
+
+// --op, --sweep and --k against the kernels --kernels and --ignore-kernels selected.
+void select_kernels(CLI::App const& app, cli::Options const& opts, OwnOptions& own, Settings& s) {
+  s.explicit_kernels = opts.kernels.one_by_one;
+  s.sel = opts.kernels.selected;
   // A named sweep is gemm's (validate/README.md): it picks the gemm kernels, sets N and K itself.
   bool const named_sweep = opts.sweep.sweep != nullptr;
-  std::string const& sweep_s = opts.sweep.text;
   if (named_sweep) {
-    if (app.count("--op") && op_s != "gemm") throw BadInput("--sweep=" + sweep_s + " is a gemm sweep; --op=" + op_s + " does not go with it");
-    if (!app.count("--op")) op_s = "gemm";
+    if (app.count("--op") && own.op != "gemm")
+      throw BadInput("--sweep=" + opts.sweep.text + " is a gemm sweep; --op=" + own.op + " does not go with it");
+    if (!app.count("--op")) own.op = "gemm";
   }
   if (app.count("--op") || named_sweep) {
     OpKind op;
-    if (!parse_op(op_s, &op)) throw BadInput("--op: unknown op \"" + op_s + "\" (add or gemm)");
-    if (explicit_kernels) {
-      for (auto* k : sel)
+    if (!parse_op(own.op, &op)) throw BadInput("--op: unknown op \"" + own.op + "\" (add or gemm)");
+    if (s.explicit_kernels) {
+      for (auto* k : s.sel)
         if (k->op != op)
           throw BadInput("kernel " + k->name + " computes " + to_string(k->op) + ", not " + to_string(op));
     } else {
-      std::erase_if(sel, [&](KernelInfo const* k) { return k->op != op; });
-      if (sel.empty()) throw BadInput(std::string("no registered kernel computes ") + to_string(op));
+      std::erase_if(s.sel, [&](KernelInfo const* k) { return k->op != op; });
+      if (s.sel.empty()) throw BadInput(std::string("no registered kernel computes ") + to_string(op));
     }
   }
-
   // K is gemm's: with no gemm kernel left, --k would be ignored.
-  if (opts.problem.k && std::none_of(sel.begin(), sel.end(), [](KernelInfo const* k) { return k->op == OpKind::gemm; }))
+  if (opts.problem.k &&
+      std::none_of(s.sel.begin(), s.sel.end(), [](KernelInfo const* k) { return k->op == OpKind::gemm; }))
     throw BadInput("--k: K is gemm's, and no selected kernel computes gemm");
+}
 
-  std::vector<DType> out_dtypes;
-  if (app.count("--out-dtypes")) out_dtypes = cli::dtype_list("--out-dtypes", out_dtypes_s);
-  std::vector<h::InputTypes> const dtypes = opts.problem.dtypes.value_or(std::vector<h::InputTypes>{});
-  for (h::InputTypes t : dtypes) {
+// --out-dtypes, then --dtypes against the selected kernels: each must take some of them, and a
+// kernel named one by one every one.
+void check_dtypes(CLI::App const& app, cli::Options const& opts, OwnOptions const& own, Settings& s) {
+  if (app.count("--out-dtypes")) s.out_dtypes = cli::dtype_list("--out-dtypes", own.out_dtypes);
+  s.dtypes = opts.problem.dtypes.value_or(std::vector<h::InputTypes>{});
+  for (h::InputTypes t : s.dtypes) {
     bool any = false;
-    for (auto* k : sel) {
+    for (auto* k : s.sel) {
       auto has = [&](DType d) { return std::find(k->dtypes.begin(), k->dtypes.end(), d) != k->dtypes.end(); };
       bool const takes = has(t.a) && has(t.b);
-      if (explicit_kernels && !takes)
+      if (s.explicit_kernels && !takes)
         throw BadInput("kernel " + k->name + " does not support dtype " + t.name() + " (it supports " + dtypes_of(*k) +
                        ")");
       any = any || takes;
     }
     if (!any) throw BadInput("no selected kernel supports dtype " + t.name());
   }
-  // The 8-bit inputs go to a sweep of their own (h::default_validate_sweep_8bit), the others to the
-  // default one.
-  std::vector<h::InputTypes> wide_dtypes, narrow_dtypes;
-  for (h::InputTypes t : dtypes) (is_8bit(t.a) ? narrow_dtypes : wide_dtypes).push_back(t);
-  std::vector<std::string> const layouts = opts.problem.layouts.value_or(std::vector<std::string>{});
-  auto given = [&](char const* opt) { return app.count(opt) > 0; };
-  std::vector<std::int64_t> const ms = opts.problem.m.value_or(std::vector<std::int64_t>{});
-  std::vector<std::int64_t> const ns = opts.problem.n.value_or(std::vector<std::int64_t>{});
-  std::vector<std::int64_t> const ks = opts.problem.k.value_or(std::vector<std::int64_t>{});
-  std::vector<std::int64_t> pads, mis;
-  if (given("--ld-pad")) pads = int_list("--ld-pad", pad_s, 0, "padding must be non-negative");
-  if (given("--misalign")) mis = int_list("--misalign", mis_s, 0, "misalignment must be non-negative");
-  for (auto p : pads)
-    if (p > (1 << 20)) throw BadInput("--ld-pad: padding above 1048576 elements, found " + std::to_string(p));
-  for (auto x : mis)
-    if (x > 4096) throw BadInput("--misalign: offsets above 4096 elements, found " + std::to_string(x));
-  std::vector<double> const alphas = opts.problem.alpha.value_or(std::vector<double>{});
-  std::vector<double> const betas = opts.problem.beta.value_or(std::vector<double>{});
+  for (h::InputTypes t : s.dtypes) (is_8bit(t.a) ? s.narrow_dtypes : s.wide_dtypes).push_back(t);
+}
 
-  RefMode ref;
-  if (ref_s == "auto") ref = RefMode::automatic;
-  else if (ref_s == "cublas") ref = RefMode::cublas;
-  else if (ref_s == "host") ref = RefMode::host;
-  else throw BadInput("unknown --reference \"" + ref_s + "\" (auto, cublas, host)");
-  Format format;
-  if (format_s == "table") format = Format::table;
-  else if (format_s == "csv") format = Format::csv;
-  else if (format_s == "json") format = Format::json;
-  else throw BadInput("unknown --format \"" + format_s + "\" (table, csv, json)");
-  if (app.count("--seed")) seed = cli::unsigned_value("--seed", seed_s, 0, ~std::uint64_t(0));
-  int const device = opts.device.device;
-  std::uint64_t const max_cases = opts.run.max_cases;
-  double const timeout = opts.run.timeout;
-  h::Fault const fault = opts.run.fault;
-  if (!junit_s.empty()) {
-    std::string const why = h::why_not_writable(junit_s);
-    if (!why.empty()) throw BadInput("cannot write --junit-output file \"" + junit_s + "\": " + why);
+// The sweep's lists: the shared ones (already parsed), --ld-pad and --misalign with their bounds.
+void check_lists(CLI::App const& app, cli::Options const& opts, OwnOptions const& own, Settings& s) {
+  s.layouts = opts.problem.layouts.value_or(std::vector<std::string>{});
+  s.ms = opts.problem.m.value_or(std::vector<std::int64_t>{});
+  s.ns = opts.problem.n.value_or(std::vector<std::int64_t>{});
+  s.ks = opts.problem.k.value_or(std::vector<std::int64_t>{});
+  if (app.count("--ld-pad")) s.pads = int_list("--ld-pad", own.ld_pad, 0, "padding must be non-negative");
+  if (app.count("--misalign")) s.mis = int_list("--misalign", own.misalign, 0, "misalignment must be non-negative");
+  for (auto p : s.pads)
+    if (p > (1 << 20)) throw BadInput("--ld-pad: padding above 1048576 elements, found " + std::to_string(p));
+  for (auto x : s.mis)
+    if (x > 4096) throw BadInput("--misalign: offsets above 4096 elements, found " + std::to_string(x));
+  s.alphas = opts.problem.alpha.value_or(std::vector<double>{});
+  s.betas = opts.problem.beta.value_or(std::vector<double>{});
+}
+
+// --reference, --format, --seed, and the files a run writes: each can be written, no two are one
+// file, and --append can continue the --output file.
+void check_run_values(CLI::App const& app, OwnOptions const& own, Settings& s) {
+  std::string const& ref = own.reference;
+  if (ref == "auto") s.ref = RefMode::automatic;
+  else if (ref == "cublas") s.ref = RefMode::cublas;
+  else if (ref == "host") s.ref = RefMode::host;
+  else throw BadInput("unknown --reference \"" + ref + "\" (auto, cublas, host)");
+  std::string const& format = own.format;
+  if (format == "table") s.format = Format::table;
+  else if (format == "csv") s.format = Format::csv;
+  else if (format == "json") s.format = Format::json;
+  else throw BadInput("unknown --format \"" + format + "\" (table, csv, json)");
+  if (app.count("--seed")) s.seed = cli::unsigned_value("--seed", own.seed, 0, ~std::uint64_t(0));
+  if (!own.junit.empty()) {
+    std::string const why = h::why_not_writable(own.junit);
+    if (!why.empty()) throw BadInput("cannot write --junit-output file \"" + own.junit + "\": " + why);
   }
-  if (!output_s.empty()) {
-    std::string const why = h::why_not_writable(output_s);
-    if (!why.empty()) throw BadInput("cannot write --output file \"" + output_s + "\": " + why);
+  if (!own.output.empty()) {
+    std::string const why = h::why_not_writable(own.output);
+    if (!why.empty()) throw BadInput("cannot write --output file \"" + own.output + "\": " + why);
   }
   // Both writes would go to one file, the second over the first.
-  if (!output_s.empty() && !junit_s.empty()) {
+  if (!own.output.empty() && !own.junit.empty()) {
     std::error_code e1, e2;
-    auto const a = std::filesystem::weakly_canonical(output_s, e1), b = std::filesystem::weakly_canonical(junit_s, e2);
-    if (output_s == junit_s || (!e1 && !e2 && a == b))
-      throw BadInput("--output and --junit-output name the same file \"" + junit_s + "\"; give two");
+    auto const a = std::filesystem::weakly_canonical(own.output, e1),
+               b = std::filesystem::weakly_canonical(own.junit, e2);
+    if (own.output == own.junit || (!e1 && !e2 && a == b))
+      throw BadInput("--output and --junit-output name the same file \"" + own.junit + "\"; give two");
   }
-  if (save_ws_s != "none" && save_ws_s != "incorrect" && save_ws_s != "all")
-    throw BadInput("--save-workspace is none, incorrect or all, found \"" + save_ws_s + "\"");
-  if (app.count("--workspace-dir") && save_ws_s == "none")
+  std::string const& save = own.save_workspace;
+  if (save != "none" && save != "incorrect" && save != "all")
+    throw BadInput("--save-workspace is none, incorrect or all, found \"" + save + "\"");
+  if (app.count("--workspace-dir") && save == "none")
     throw BadInput("--workspace-dir goes with --save-workspace=incorrect or all");
-  if (save_ws_s != "none") {
-    if (std::string const why = why_no_workspace_dir(ws_dir_s); !why.empty())
-      throw BadInput("--workspace-dir \"" + ws_dir_s + "\": " + why);
+  if (save != "none") {
+    if (std::string const why = why_no_workspace_dir(own.workspace_dir); !why.empty())
+      throw BadInput("--workspace-dir \"" + own.workspace_dir + "\": " + why);
   }
-  Tags const& tags = opts.run.tags;
-  if (append && output_s.empty()) throw BadInput("--append appends to the --output file; name one");
+  if (own.append && own.output.empty()) throw BadInput("--append appends to the --output file; name one");
   // Two JSON documents in one file are not JSON; csv rows (one header) and tables stack.
-  if (append && format == Format::json)
+  if (own.append && s.format == Format::json)
     throw BadInput("--append does not go with --format=json (a second document would make the file invalid JSON); "
                    "use --format=csv");
+}
 
-  // The sweep is counted before it is built, so that a huge one is refused, not allocated.
+// ---------------------------------------------------------------------------------------------
+// The sweep
+
+// The sweep's specs, and in *total how many cases they hold: counted before any is built, so that
+// a huge sweep is refused, not allocated.
+std::vector<h::SweepSpec> build_specs(cli::Options const& opts, Settings const& s, std::uint64_t* total) {
   std::vector<h::SweepSpec> specs;
-  std::uint64_t total = 0;
+  *total = 0;
   // The options every sweep takes alike, then the count.
   auto add_spec = [&](h::SweepSpec spec) {
-    spec.out_dtypes = out_dtypes;
-    if (!alphas.empty() || !betas.empty()) spec.ab_pairs.clear();
-    if (!alphas.empty()) spec.alpha = alphas;
-    if (!betas.empty()) spec.beta = betas;
-    if (!pads.empty()) spec.ld_pad = pads;
-    if (!mis.empty()) spec.misalign.assign(mis.begin(), mis.end());
+    spec.out_dtypes = s.out_dtypes;
+    if (!s.alphas.empty() || !s.betas.empty()) spec.ab_pairs.clear();
+    if (!s.alphas.empty()) spec.alpha = s.alphas;
+    if (!s.betas.empty()) spec.beta = s.betas;
+    if (!s.pads.empty()) spec.ld_pad = s.pads;
+    if (!s.mis.empty()) spec.misalign.assign(s.mis.begin(), s.mis.end());
     std::uint64_t const n = h::count_cases(spec);
-    total = n > ~std::uint64_t(0) - total ? ~std::uint64_t(0) : total + n;
+    *total = n > ~std::uint64_t(0) - *total ? ~std::uint64_t(0) : *total + n;
     specs.push_back(std::move(spec));
   };
-  if (named_sweep) {
+  if (opts.sweep.sweep) {
     // The named sweep builds its shapes and layouts from --m and --layouts itself; 8-bit inputs
     // alone take the layouts they run in (k-major A and B) unless --layouts says otherwise.
-    bool const only_8bit = !dtypes.empty() && wide_dtypes.empty();
+    bool const only_8bit = !s.dtypes.empty() && s.wide_dtypes.empty();
     std::vector<std::string> const sweep_layouts =
-        layouts.empty() && only_8bit ? h::default_validate_sweep_8bit().layouts : layouts;
-    for (h::SweepSpec spec : h::llm_validate_sweep(*opts.sweep.sweep, opts.sweep.ragged, ms, sweep_layouts)) {
-      for (auto* k : sel) spec.kernels.push_back(k->name);
-      if (!dtypes.empty()) spec.dtypes.assign(dtypes.begin(), dtypes.end());
+        s.layouts.empty() && only_8bit ? h::default_validate_sweep_8bit().layouts : s.layouts;
+    for (h::SweepSpec spec : h::llm_validate_sweep(*opts.sweep.sweep, opts.sweep.ragged, s.ms, sweep_layouts)) {
+      for (auto* k : s.sel) spec.kernels.push_back(k->name);
+      if (!s.dtypes.empty()) spec.dtypes.assign(s.dtypes.begin(), s.dtypes.end());
       add_spec(std::move(spec));
     }
-  } else {
-    // add and gemm over f32, f16 and bf16 (or --dtypes' of them), then gemm over 8-bit inputs where
-    // --dtypes names them (h::default_validate_sweep_8bit's lists).
-    std::vector<std::pair<OpKind, bool>> parts = {{OpKind::add, false}, {OpKind::gemm, false}};
-    if (!narrow_dtypes.empty()) parts.emplace_back(OpKind::gemm, true);
-    for (auto [op, narrow] : parts) {
-      h::SweepSpec spec = narrow ? h::default_validate_sweep_8bit() : h::default_validate_sweep(op);
-      if (narrow) spec.dtypes = narrow_dtypes;
-      else if (!dtypes.empty()) spec.dtypes = wide_dtypes;
-      if (spec.dtypes.empty()) continue;
-      spec.kernels.clear();
-      for (auto* k : sel)
-        if (k->op == op) spec.kernels.push_back(k->name);
-      if (spec.kernels.empty()) continue;
-      if (!layouts.empty()) spec.layouts = layouts;
-      // The size rule both tools share (README.md, "Sizes"): given lists are crossed; with --m
-      // given, an axis left out follows M value by value (--m=1000 is 1000x1000x1000); with no
-      // --m, the default sweep fills in every axis left out.
-      if (!ms.empty() || !ns.empty()) spec.mn_pairs.clear();
-      if (!ms.empty()) spec.m = ms;
-      if (!ns.empty()) spec.n = ns;
-      if (!ks.empty()) spec.k = ks;
-      if (!ms.empty() && ns.empty())
-        for (auto m : ms) spec.mn_pairs.emplace_back(m, m);
-      if (!ms.empty() && ks.empty()) spec.k_follows_m = true;
-      add_spec(std::move(spec));
-    }
+    return specs;
   }
-  // --out-dtypes: each value is an output (h::takes_output) of some f16, bf16 or 8-bit input of the
-  // sweep's gemm cases; a value that fits none would be ignored.
-  if (!out_dtypes.empty()) {
-    std::vector<h::InputTypes> inputs;  // the f16, bf16 and 8-bit inputs of the sweep's gemm cases
-    for (h::SweepSpec const& spec : specs)
-      for (h::InputTypes t : spec.dtypes)
-        for (KernelInfo const* k : sel) {
-          auto has = [&](DType d) { return std::find(k->dtypes.begin(), k->dtypes.end(), d) != k->dtypes.end(); };
-          if (spec.op == OpKind::gemm && t.a != DType::f32 && k->op == OpKind::gemm &&
-              std::find(spec.kernels.begin(), spec.kernels.end(), k->name) != spec.kernels.end() && has(t.a) &&
-              has(t.b) && std::find(inputs.begin(), inputs.end(), t) == inputs.end())
-            inputs.push_back(t);
-        }
-    if (inputs.empty())
-      throw BadInput("--out-dtypes is for gemm with f16, bf16 or 8-bit inputs, and the sweep has none");
-    std::string names;
-    for (h::InputTypes t : inputs) {
-      std::string outs;
-      for (DType o : {DType::bf16, DType::f16, DType::f32})
-        if (h::takes_output(OpKind::gemm, t, o)) outs += (outs.empty() ? "" : " or ") + std::string(to_string(o));
-      names += (names.empty() ? "" : "; ") + t.name() + ": " + outs;
-    }
-    for (DType o : out_dtypes)
-      if (std::none_of(inputs.begin(), inputs.end(), [&](h::InputTypes t) { return h::takes_output(OpKind::gemm, t, o); }))
-        throw BadInput(std::string("--out-dtypes: ") + to_string(o) + " is no output of the sweep's gemm inputs (" +
-                       names + ")");
+  // add and gemm over f32, f16 and bf16 (or --dtypes' of them), then gemm over 8-bit inputs where
+  // --dtypes names them (h::default_validate_sweep_8bit's lists).
+  std::vector<std::pair<OpKind, bool>> parts = {{OpKind::add, false}, {OpKind::gemm, false}};
+  if (!s.narrow_dtypes.empty()) parts.emplace_back(OpKind::gemm, true);
+  for (auto [op, narrow] : parts) {
+    h::SweepSpec spec = narrow ? h::default_validate_sweep_8bit() : h::default_validate_sweep(op);
+    if (narrow) spec.dtypes = s.narrow_dtypes;
+    else if (!s.dtypes.empty()) spec.dtypes = s.wide_dtypes;
+    if (spec.dtypes.empty()) continue;
+    spec.kernels.clear();
+    for (auto* k : s.sel)
+      if (k->op == op) spec.kernels.push_back(k->name);
+    if (spec.kernels.empty()) continue;
+    if (!s.layouts.empty()) spec.layouts = s.layouts;
+    // The size rule both tools share (README.md, "Sizes"): given lists are crossed; with --m
+    // given, an axis left out follows M value by value (--m=1000 is 1000x1000x1000); with no
+    // --m, the default sweep fills in every axis left out.
+    if (!s.ms.empty() || !s.ns.empty()) spec.mn_pairs.clear();
+    if (!s.ms.empty()) spec.m = s.ms;
+    if (!s.ns.empty()) spec.n = s.ns;
+    if (!s.ks.empty()) spec.k = s.ks;
+    if (!s.ms.empty() && s.ns.empty())
+      for (auto m : s.ms) spec.mn_pairs.emplace_back(m, m);
+    if (!s.ms.empty() && s.ks.empty()) spec.k_follows_m = true;
+    add_spec(std::move(spec));
   }
-  if (total > max_cases)
+  return specs;
+}
+
+// --out-dtypes: each value is an output (h::takes_output) of some f16, bf16 or 8-bit input of the
+// sweep's gemm cases; a value that fits none would be ignored.
+void check_out_dtypes(std::vector<h::SweepSpec> const& specs, Settings const& s) {
+  if (s.out_dtypes.empty()) return;
+  std::vector<h::InputTypes> inputs;  // the f16, bf16 and 8-bit inputs of the sweep's gemm cases
+  for (h::SweepSpec const& spec : specs)
+    for (h::InputTypes t : spec.dtypes)
+      for (KernelInfo const* k : s.sel) {
+        auto has = [&](DType d) { return std::find(k->dtypes.begin(), k->dtypes.end(), d) != k->dtypes.end(); };
+        if (spec.op == OpKind::gemm && t.a != DType::f32 && k->op == OpKind::gemm &&
+            std::find(spec.kernels.begin(), spec.kernels.end(), k->name) != spec.kernels.end() && has(t.a) &&
+            has(t.b) && std::find(inputs.begin(), inputs.end(), t) == inputs.end())
+          inputs.push_back(t);
+      }
+  if (inputs.empty()) throw BadInput("--out-dtypes is for gemm with f16, bf16 or 8-bit inputs, and the sweep has none");
+  std::string names;
+  for (h::InputTypes t : inputs) {
+    std::string outs;
+    for (DType o : {DType::bf16, DType::f16, DType::f32})
+      if (h::takes_output(OpKind::gemm, t, o)) outs += (outs.empty() ? "" : " or ") + std::string(to_string(o));
+    names += (names.empty() ? "" : "; ") + t.name() + ": " + outs;
+  }
+  for (DType o : s.out_dtypes)
+    if (std::none_of(inputs.begin(), inputs.end(), [&](h::InputTypes t) { return h::takes_output(OpKind::gemm, t, o); }))
+      throw BadInput(std::string("--out-dtypes: ") + to_string(o) + " is no output of the sweep's gemm inputs (" +
+                     names + ")");
+}
+
+// The cases of the specs within --max-cases, each one cuBLAS takes where --reference=cublas, and of
+// them this process's --shard.
+std::vector<h::Case> build_cases(std::vector<h::SweepSpec> const& specs, std::uint64_t total, cli::RunOptions const& run,
+                                 RefMode ref) {
+  if (total > run.max_cases)
     throw BadInput("the sweep has " + std::to_string(total) + (total == ~std::uint64_t(0) ? " or more" : "") +
-                   " cases, more than the limit of " +
-                   std::to_string(max_cases) + "; narrow it, or raise the limit with --max-cases");
+                   " cases, more than the limit of " + std::to_string(run.max_cases) +
+                   "; narrow it, or raise the limit with --max-cases");
   std::vector<h::Case> cases;
   for (h::SweepSpec const& spec : specs) {
     auto more = h::expand(spec);
@@ -909,72 +943,64 @@ int run(int argc, char** argv) {
   // --shard=I/N: every process built the same list above (and refused it alike), and keeps its own
   // part of it. Each case's seed and repro command come from the case, not its place in the list,
   // so a case checks the same in any shard.
-  if (opts.run.shard_count > 1) {
+  if (run.shard_count > 1) {
     std::vector<h::Case> mine;
     for (std::size_t i = 0; i < cases.size(); ++i)
-      if (opts.run.in_shard(i)) mine.push_back(cases[i]);
+      if (run.in_shard(i)) mine.push_back(cases[i]);
     cases = std::move(mine);
   }
+  return cases;
+}
 
-  std::string const& mode_s = opts.device.mode;
-  if (opts.device.cc && mode_s != "enumerate")
-    throw BadInput("--compute-capability is for --mode=enumerate (a run takes the GPU's)");
+// --append continues a csv file only under the same header, which is then not repeated: whether
+// the report writes its header.
+bool writes_header(OwnOptions const& own, Format format, bool enumerate, Tags const& tags) {
+  if (!own.append) return true;
+  std::ifstream old(own.output);
+  std::string first;
+  if (!(old && std::getline(old, first) && format == Format::csv)) return true;
+  if (first != csv_header(enumerate, tags))
+    throw BadInput("--append: \"" + own.output + "\" does not start with this report's csv header (other --tags, "
+                   "or another --mode?); append to a file of the same columns, or to a new one");
+  return false;
+}
 
-  // --append continues a csv file only under the same header, which is then not repeated.
-  bool write_header = true;
-  if (append) {
-    std::ifstream old(output_s);
-    std::string first;
-    if (old && std::getline(old, first) && format == Format::csv) {
-      if (first != csv_header(mode_s == "enumerate", tags))
-        throw BadInput("--append: \"" + output_s + "\" does not start with this report's csv header (other --tags, "
-                       "or another --mode?); append to a file of the same columns, or to a new one");
-      write_header = false;
-    }
-  }
-  std::ofstream file;
-  auto open_output = [&] {
-    if (output_s.empty()) return;
-    file.open(output_s, append ? std::ios::app : std::ios::out);
-    if (!file) throw BadInput("cannot write --output file \"" + output_s + "\"");
-  };
-  std::ostream& out = output_s.empty() ? std::cout : file;
-  std::ostream& summary = (output_s.empty() && format != Format::table) ? std::cerr : std::cout;
-  if (mode_s == "enumerate") {
-    open_output();
-    return enumerate(cases, opts.device.cc, device, format, ref, out, summary, tags, write_header);
-  }
+// ---------------------------------------------------------------------------------------------
+// A run on the GPU
 
-  // --- the GPU ----------------------------------------------------------------------------------
-  Runner runner;
+// The GPU --device names, ready for the cases: every selected kernel runs on it, or at least one
+// where none was named one by one (the others' cases are skips); --save-workspace's directory made.
+void open_runner(Runner& runner, cli::Options const& opts, OwnOptions const& own, Settings const& s) {
+  int const device = opts.device.device;
   runner.dev = h::query_device(device);  // NoGpu: "no CUDA GPU found"
-  runner.ref = ref;
-  runner.seed = seed;
-  runner.save_workspace = save_ws_s;
-  runner.workspace_dir = ws_dir_s;
-  if (save_ws_s != "none" && mkdir(ws_dir_s.c_str(), 0777) != 0 && errno != EEXIST)
-    throw BadInput("--workspace-dir \"" + ws_dir_s + "\": " + std::strerror(errno));
-  {
-    KernelInfo const* too_old = nullptr;
-    bool any_ok = false;
-    for (auto* k : sel) {
-      if (runner.dev.cc < k->min_cc) too_old = too_old ? too_old : k;
-      else any_ok = true;
-    }
-    if (too_old && (explicit_kernels || !any_ok))
-      throw BadInput("kernel " + too_old->name + " needs compute capability " + std::to_string(too_old->min_cc / 10) +
-                     "." + std::to_string(too_old->min_cc % 10) + "; GPU " + std::to_string(device) + " (" +
-                     runner.dev.name + ") has " + std::to_string(runner.dev.cc / 10) + "." +
-                     std::to_string(runner.dev.cc % 10));
+  runner.ref = s.ref;
+  runner.seed = s.seed;
+  runner.save_workspace = own.save_workspace;
+  runner.workspace_dir = own.workspace_dir;
+  if (own.save_workspace != "none" && mkdir(own.workspace_dir.c_str(), 0777) != 0 && errno != EEXIST)
+    throw BadInput("--workspace-dir \"" + own.workspace_dir + "\": " + std::strerror(errno));
+  KernelInfo const* too_old = nullptr;
+  bool any_ok = false;
+  for (auto* k : s.sel) {
+    if (runner.dev.cc < k->min_cc) too_old = too_old ? too_old : k;
+    else any_ok = true;
   }
+  if (too_old && (s.explicit_kernels || !any_ok))
+    throw BadInput("kernel " + too_old->name + " needs compute capability " + std::to_string(too_old->min_cc / 10) +
+                   "." + std::to_string(too_old->min_cc % 10) + "; GPU " + std::to_string(device) + " (" +
+                   runner.dev.name + ") has " + std::to_string(runner.dev.cc / 10) + "." +
+                   std::to_string(runner.dev.cc % 10));
   LOOM_CUDA(cudaSetDevice(device));
   LOOM_CUDA(cudaStreamCreate(&runner.stream));
   LOOM_CUBLAS(cublasCreate(&runner.handle));
+  runner.timeout = opts.run.timeout;
+  runner.fault = opts.run.fault;
+}
 
-  open_output();
-  Reporter rep(out, format, quiet, tags, write_header);
-  rep.begin(runner.dev, opts.run.shard());
-
+// Runs the cases in order, each row reported as it ends, and returns the exit status: 1 when a case
+// failed or a lost context cut the run short.
+int run_cases(Runner& runner, std::vector<h::Case> const& cases, Reporter& rep, std::ostream& out,
+              std::ostream& summary, std::string const& junit, Tags const& tags) {
   auto const t0 = std::chrono::steady_clock::now();
   bool aborted = false;
   std::string abort_reason;
@@ -986,22 +1012,20 @@ int run(int argc, char** argv) {
   h::Watchdog watchdog("loom-validate");
   watchdog.on_timeout([&](std::string const& message) {
     out.flush();
-    if (!junit_s.empty())
-      write_junit(junit_s, records, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+    if (!junit.empty())
+      write_junit(junit, records, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
                   message, tags);
   });
   runner.watchdog = &watchdog;
-  runner.timeout = timeout;
-  runner.fault = fault;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     Record r = runner.run(cases[i], cases.size() - i - 1);
     bool const failed = r.status == "fail";
     rep.record(r);
-    if (!junit_s.empty()) records.push_back(r);
+    if (!junit.empty()) records.push_back(r);
     if (failed) {
       // A fault in a kernel (illegal address, ...) leaves the context unusable: stop there. The
       // synchronize waits for the case's work too, so the watchdog watches it.
-      h::WatchdogArm armed(watchdog, "case " + case_name(r.kernel, r.p), timeout,
+      h::WatchdogArm armed(watchdog, "case " + case_name(r.kernel, r.p), runner.timeout,
                            ", " + std::to_string(cases.size() - i - 1) + " cases not run; repro: " + r.repro);
       // Every CUDA call after it fails alike (loom-bench stops the same way).
       if (std::string const why = h::why_context_lost(); !why.empty()) {
@@ -1017,12 +1041,68 @@ int run(int argc, char** argv) {
   std::snprintf(note, sizeof note, "%zu cases in %.1f s", cases.size(), secs);
   if (aborted) std::cerr << "loom-validate: " << abort_reason << "\n";
   rep.end(summary, note);
-  if (!junit_s.empty() && !write_junit(junit_s, records, secs, aborted ? abort_reason : std::string(), tags))
-    std::cerr << "loom-validate: could not write --junit-output file \"" << junit_s << "\"\n";
+  if (!junit.empty() && !write_junit(junit, records, secs, aborted ? abort_reason : std::string(), tags))
+    std::cerr << "loom-validate: could not write --junit-output file \"" << junit << "\"\n";
+  return (rep.failed() > 0 || aborted) ? 1 : 0;
+}
 
+// ---------------------------------------------------------------------------------------------
+
+// The command line checked whole, in the order of its steps, then the sweep built and counted, all
+// before the GPU is looked for: a mistake anywhere in it is one line and exit status 2, not a
+// message about the machine. Then --mode=enumerate's listing, or the run.
+int run(int argc, char** argv) {
+  CLI::App app{
+      "Checks every registered Loom kernel against cuBLAS or an fp64 host reference.\n"
+      "Lists take CUTLASS-profiler syntax: 1024, 1,7,127, 1024:8192:1024 (inclusive), or mixtures.\n"
+      "An explicit list replaces the default sweep for that dimension only.\n"
+      "Exit status: 0 all passed, 1 a case failed, 2 bad input or no usable GPU, 3 a case did not finish "
+      "within --timeout.",
+      "loom-validate"};
+  // The options loom-bench shares (harness/cli.hpp), then loom-validate's own.
+  cli::Options opts;
+  opts.add(app, cli::Tool::validate);
+  OwnOptions own;
+  add_own_options(app, own);
+  if (std::optional<int> const done = parse_command_line(app, argc, argv, opts)) return *done;
+
+  Settings s;
+  select_kernels(app, opts, own, s);
+  check_dtypes(app, opts, own, s);
+  check_lists(app, opts, own, s);
+  check_run_values(app, own, s);
+  std::uint64_t total = 0;
+  std::vector<h::SweepSpec> const specs = build_specs(opts, s, &total);
+  check_out_dtypes(specs, s);
+  std::vector<h::Case> const cases = build_cases(specs, total, opts.run, s.ref);
+  bool const enumerate_only = opts.device.enumerate;
+  if (opts.device.cc && !enumerate_only)
+    throw BadInput("--compute-capability is for --mode=enumerate (a run takes the GPU's)");
+  Tags const& tags = opts.run.tags;
+  bool const write_header = writes_header(own, s.format, enumerate_only, tags);
+
+  std::ofstream file;
+  auto open_output = [&] {
+    if (own.output.empty()) return;
+    file.open(own.output, own.append ? std::ios::app : std::ios::out);
+    if (!file) throw BadInput("cannot write --output file \"" + own.output + "\"");
+  };
+  std::ostream& out = own.output.empty() ? std::cout : file;
+  std::ostream& summary = (own.output.empty() && s.format != Format::table) ? std::cerr : std::cout;
+  if (enumerate_only) {
+    open_output();
+    return enumerate(cases, opts.device.cc, opts.device.device, s.format, s.ref, out, summary, tags, write_header);
+  }
+
+  Runner runner;
+  open_runner(runner, opts, own, s);
+  open_output();
+  Reporter rep(out, s.format, own.quiet, tags, write_header);
+  rep.begin(runner.dev, opts.run.shard());
+  int const status = run_cases(runner, cases, rep, out, summary, own.junit, tags);
   cublasDestroy(runner.handle);
   cudaStreamDestroy(runner.stream);
-  return (rep.failed() > 0 || aborted) ? 1 : 0;
+  return status;
 }
 
 }  // namespace
