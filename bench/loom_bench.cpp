@@ -116,6 +116,10 @@ struct Options {
   // large ones, each running into --max-time.
   double max_noise = 0.5, max_time = 10, throttle_threshold = 60;
   bool list_kernels = false, repro = false, progress = false;
+  // --output and --append: declared for --help and CLI11's strict parse; output_files() reads them
+  // from argv, since they become Google Benchmark's --benchmark_out before CLI11 parses.
+  std::string output;
+  bool append = false;
   std::string providers = "loom,cublas,memcpy";
   std::string verification = "on";  // --verification=on|off
 
@@ -1221,7 +1225,7 @@ std::string fmt(char const* f, double v) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// main
+// Google Benchmark's part of the command line and of the report
 
 // The Google Benchmark flags whose values can be wrong, checked as it would check them (or as it
 // would fail on them later): "" when all are fine, else one line naming the first bad one.
@@ -1313,6 +1317,7 @@ std::string check_benchmark_flags(int argc, char** argv) {
   return "";
 }
 
+// loom-bench's options, whose help Google Benchmark's --help prints before its own (print_help).
 CLI::App* g_app = nullptr;
 
 // A JSON document as Google Benchmark writes it for a run (the context, --tags' and the device's
@@ -1335,28 +1340,38 @@ void print_help() {
   benchmark::PrintDefaultHelp();
 }
 
-}  // namespace
+// ---------------------------------------------------------------------------------------------
+// main's steps: the command line, checked whole before the GPU is looked for; the listings; the
+// run and its report
 
-int main(int argc, char** argv) {
+// The command as given, each argument shell-quoted: the JSON context's loom_command.
+std::string command_text(int argc, char** argv) {
   std::string command;
-  std::string user_min_time;  // --benchmark_min_time's value: it sets --min-time (or, as "100x", --iterations)
-  for (int i = 0; i < argc; ++i) {
-    command += (i ? " " : "") + shell_quote(argv[i]);
-    if (i > 0 && std::string_view(argv[i]).rfind("--benchmark_min_time=", 0) == 0)
-      user_min_time = std::string(argv[i]).substr(std::strlen("--benchmark_min_time="));
-  }
+  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + shell_quote(argv[i]);
+  return command;
+}
 
-  Options o;
-  CLI::App app{
-      "loom-bench: time Loom's kernels side by side with cuBLAS (and a device-to-device copy for "
-      "bandwidth-bound ops), one Google Benchmark per case named <kernel>/<dtype>/<layout>/<M>x<N>x<K>.\n"
-      "Lists take the CUTLASS-profiler syntax: 1024, 1,7,127, 1024:8192:1024 (inclusive).\n"
-      "Without sweep options: add, f32/f16/bf16 ccc and f32 rrr, M=N in 2048,4096,8192,16384; gemm,\n"
-      "each kernel's f32/f16/bf16 dtypes, ccc, 4096^3 and 8192^3, and for fp32 kernels 128x8192x8192,\n"
-      "512x14336x4096 and 8192x8192x512. --kernels alone picks kernels from that sweep. 8-bit inputs\n"
-      "(--dtypes=e4m3,e4m3xe5m2,...) are timed in rcr unless --layouts says otherwise, beside cuBLASLt's FP8 gemm.",
-      "loom-bench"};
-  // The options loom-validate shares (harness/cli.hpp), then loom-bench's own.
+// --benchmark_min_time's value ("" when not given). Google Benchmark's own min_time does not apply
+// (one iteration is one measurement), so its value sets --min-time, or as "100x" --iterations.
+std::string benchmark_min_time(int argc, char** argv) {
+  std::string value;
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]).rfind("--benchmark_min_time=", 0) == 0)
+      value = std::string(argv[i]).substr(std::strlen("--benchmark_min_time="));
+  return value;
+}
+
+constexpr char const* kAbout =
+    "loom-bench: time Loom's kernels side by side with cuBLAS (and a device-to-device copy for "
+    "bandwidth-bound ops), one Google Benchmark per case named <kernel>/<dtype>/<layout>/<M>x<N>x<K>.\n"
+    "Lists take the CUTLASS-profiler syntax: 1024, 1,7,127, 1024:8192:1024 (inclusive).\n"
+    "Without sweep options: add, f32/f16/bf16 ccc and f32 rrr, M=N in 2048,4096,8192,16384; gemm,\n"
+    "each kernel's f32/f16/bf16 dtypes, ccc, 4096^3 and 8192^3, and for fp32 kernels 128x8192x8192,\n"
+    "512x14336x4096 and 8192x8192x512. --kernels alone picks kernels from that sweep. 8-bit inputs\n"
+    "(--dtypes=e4m3,e4m3xe5m2,...) are timed in rcr unless --layouts says otherwise, beside cuBLASLt's FP8 gemm.";
+
+// The options loom-validate shares (harness/cli.hpp), then loom-bench's own.
+void add_options(CLI::App& app, Options& o) {
   o.shared.add(app, cli::Tool::bench);
   app.add_option("--warmup", o.warmup, "Untimed launches before each benchmark's timed ones (default: 3)")
       ->check(CLI::Range(0, 1000));
@@ -1380,12 +1395,10 @@ int main(int argc, char** argv) {
                  "Discard and take again a sample after which NVML reads the SM clock below this percentage of the "
                  "highest SM clock (default: 60; 0: keep every sample)")
       ->check(CLI::Range(0.0, 100.0));
-  std::string output_s;
-  bool append = false;
-  app.add_option("--output", output_s,
+  app.add_option("--output", o.output,
                  "Write the rows as JSON (Google Benchmark's, with loom-bench's fields) to FILE, as "
                  "--benchmark_out=FILE --benchmark_out_format=json would");
-  app.add_flag("--append", append,
+  app.add_flag("--append", o.append,
                "Add this run's rows to the --output file's (a loom-bench JSON file; its first run's context is "
                "kept) instead of overwriting it");
   app.add_option("--providers", o.providers,
@@ -1422,75 +1435,100 @@ int main(int argc, char** argv) {
       "failed, then the baseline's note (8-bit rows: cuBLASLt FP8), the sweep, --tags, and the GPU that ran the row: "
       "device=ORDINAL; device_name=NAME; "
       "pci_bus_id=BUS (the JSON context: loom_device_ordinal, loom_pci_bus_id, loom_uuid, loom_shard).");
-  g_app = &app;
+}
 
-  // Google Benchmark's flags are checked here first: it prints its own line and leaves a bad one in
-  // argv (--benchmark_min_time=abc), or prints the whole help and exits 0 (--benchmark_format=xml),
-  // or finds the problem only when it runs (--benchmark_out into a missing directory).
+// Where the run's JSON goes. --output FILE becomes Google Benchmark's --benchmark_out (JSON); with
+// --append, to a part file whose rows are added to FILE's after the run
+// (harness::append_benchmark_rows).
+struct OutputFiles {
+  std::string out_file;   // --output
+  std::string part_file;  // --append to a file that has rows: this run's go here first
+  std::string bm_out_path;                  // --benchmark_out's
+  bool bm_out_json = false;                 // --benchmark_out is written as JSON
+  bool stdout_json = false;                 // --benchmark_format=json: an empty shard's report goes to stdout too
+  std::vector<std::string> benchmark_args;  // the --benchmark_out flags --output becomes
+
+  // The JSON file this run's rows go to, if any.
+  std::string json_file() const {
+    if (!out_file.empty()) return part_file.empty() ? out_file : part_file;
+    return bm_out_json ? bm_out_path : std::string();
+  }
+};
+
+// Read from argv before either parser sees it (CLI11 would not see --benchmark_out), and checked
+// here, before the GPU: a FILE that cannot be written, or that --append cannot extend.
+OutputFiles output_files(int argc, char** argv) {
+  OutputFiles f;
+  bool appending = false, bm_out = false, bm_out_format = false;
+  std::string out_format;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view const a = argv[i];
+    if (a.rfind("--output=", 0) == 0) f.out_file = std::string(a.substr(9));
+    else if (a == "--output" && i + 1 < argc) f.out_file = argv[i + 1];
+    else if (a == "--append") appending = true;
+    else if (a.rfind("--benchmark_out=", 0) == 0) bm_out = true, f.bm_out_path = std::string(a.substr(16));
+    else if (a.rfind("--benchmark_out_format=", 0) == 0) bm_out_format = true, out_format = std::string(a.substr(23));
+    else if (a == "--benchmark_format=json") f.stdout_json = true;
+  }
+  // Google Benchmark writes --benchmark_out as JSON unless told otherwise.
+  f.bm_out_json = bm_out && (!bm_out_format || out_format == "json");
+  if (!f.out_file.empty()) {
+    if (bm_out) die("--output and --benchmark_out name the same thing; give one", 2);
+    if (bm_out_format && out_format != "json")
+      die("--output writes JSON; --benchmark_out_format=" + out_format + " goes with --benchmark_out", 2);
+    if (std::string const why = harness::why_not_writable(f.out_file); !why.empty())
+      die("--output \"" + f.out_file + "\": cannot write the file: " + why, 2);
+  }
+  if (appending) {
+    if (f.out_file.empty()) die("--append appends to the --output file; name one", 2);
+    std::ifstream old(f.out_file, std::ios::binary);
+    std::string const text((std::istreambuf_iterator<char>(old)), std::istreambuf_iterator<char>());
+    if (old && !text.empty()) {
+      std::string why;
+      if (harness::append_benchmark_rows(text, "{\"benchmarks\": []}", &why).empty())
+        die("--append: \"" + f.out_file + "\": " + why, 2);
+      f.part_file = f.out_file + ".part";
+      if (std::string const w = harness::why_not_writable(f.part_file); !w.empty())
+        die("--append: cannot write \"" + f.part_file + "\" beside it: " + w, 2);
+    }
+  }
+  if (!f.out_file.empty())
+    f.benchmark_args = {"--benchmark_out=" + (f.part_file.empty() ? f.out_file : f.part_file),
+                        "--benchmark_out_format=json"};
+  return f;
+}
+
+// Both parsers over argv, Google Benchmark's flags checked first: on a bad one it prints its own
+// line and leaves it in argv (--benchmark_min_time=abc), or prints the whole help and exits 0
+// (--benchmark_format=xml), or finds the problem only when it runs (--benchmark_out into a missing
+// directory). --help prints both parsers' help and ends the process.
+void parse_command_line(CLI::App& app, int argc, char** argv, OutputFiles& files) {
   if (std::string const why = check_benchmark_flags(argc, argv); !why.empty()) die(why, 2);
   try {
     cli::check_argv(argc, argv, {"--list-kernels", "--list", "--repro", "--progress", "--append"});
   } catch (UsageError const& e) {
     die(e.what(), 2);
   }
-  // --output FILE becomes Google Benchmark's --benchmark_out (JSON); with --append, to a part file
-  // whose rows are added to FILE's after the run (harness::append_benchmark_rows). Checked here,
-  // before the GPU: a FILE that cannot be written, or that --append cannot extend.
-  std::string out_file, part_file;
-  bool appending = false, bm_out = false, bm_out_format = false;
-  std::string out_format, bm_out_path;
-  bool stdout_json = false;  // --benchmark_format=json: an empty shard's report goes to stdout too
-  for (int i = 1; i < argc; ++i) {
-    std::string_view const a = argv[i];
-    if (a.rfind("--output=", 0) == 0) out_file = std::string(a.substr(9));
-    else if (a == "--output" && i + 1 < argc) out_file = argv[i + 1];
-    else if (a == "--append") appending = true;
-    else if (a.rfind("--benchmark_out=", 0) == 0) bm_out = true, bm_out_path = std::string(a.substr(16));
-    else if (a.rfind("--benchmark_out_format=", 0) == 0) bm_out_format = true, out_format = std::string(a.substr(23));
-    else if (a == "--benchmark_format=json") stdout_json = true;
-  }
-  // Google Benchmark writes --benchmark_out as JSON unless told otherwise.
-  bool const bm_out_json = bm_out && (!bm_out_format || out_format == "json");
-  if (!out_file.empty()) {
-    if (bm_out) die("--output and --benchmark_out name the same thing; give one", 2);
-    if (bm_out_format && out_format != "json") die("--output writes JSON; --benchmark_out_format=" + out_format + " goes with --benchmark_out", 2);
-    if (std::string const why = harness::why_not_writable(out_file); !why.empty())
-      die("--output \"" + out_file + "\": cannot write the file: " + why, 2);
-  }
-  if (appending) {
-    if (out_file.empty()) die("--append appends to the --output file; name one", 2);
-    std::ifstream old(out_file, std::ios::binary);
-    std::string const text((std::istreambuf_iterator<char>(old)), std::istreambuf_iterator<char>());
-    if (old && !text.empty()) {
-      std::string why;
-      if (harness::append_benchmark_rows(text, "{\"benchmarks\": []}", &why).empty())
-        die("--append: \"" + out_file + "\": " + why, 2);
-      part_file = out_file + ".part";
-      if (std::string const w = harness::why_not_writable(part_file); !w.empty())
-        die("--append: cannot write \"" + part_file + "\" beside it: " + w, 2);
-    }
-  }
-  std::vector<std::string> extra_args;
-  if (!out_file.empty()) {
-    extra_args = {"--benchmark_out=" + (part_file.empty() ? out_file : part_file), "--benchmark_out_format=json"};
-  }
-  std::vector<char*> args(argv, argv + argc);
-  for (auto& e : extra_args) args.push_back(e.data());
+  files = output_files(argc, argv);
+  // argv with --output's flags for Google Benchmark, kept for the process's life as argv is.
+  static std::vector<char*> args;
+  args.assign(argv, argv + argc);
+  for (auto& a : files.benchmark_args) args.push_back(a.data());
   args.push_back(nullptr);
-  argc = int(args.size()) - 1;
-  argv = args.data();
+  int n = int(args.size()) - 1;
   // Google Benchmark takes its flags out of argv first; CLI11 then gets the rest, strictly.
-  benchmark::Initialize(&argc, argv, print_help);
+  benchmark::Initialize(&n, args.data(), print_help);
   try {
-    app.parse(argc, argv);
+    app.parse(n, args.data());
   } catch (CLI::ParseError const& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    if (e.get_exit_code() == 0) std::exit(app.exit(e));  // --help
     die(std::string(e.what()) + " (see --help)", 2);
   }
-  // CLI11's range check lets NaN through (every comparison with it is false).
-  if (!(o.min_time >= 1e-6 && o.min_time <= 3600.0))
-    die("--min-time: expected seconds in [1e-06, 3600], found " + fmt("%g", o.min_time), 2);
-  // A listing prints the same text whatever else is given: anything else given is a mistake.
+}
+
+// --list and --list-kernels print the same text whatever else is given: anything else given is a
+// mistake. Returns whether one was printed.
+bool print_listing(CLI::App const& app, Options const& o) {
   try {
     if (o.shared.run.list) cli::alone(app, "--list");
     if (o.list_kernels) cli::alone(app, "--list-kernels");
@@ -1499,13 +1537,26 @@ int main(int argc, char** argv) {
   }
   if (o.shared.run.list) {
     std::fputs(harness::kernel_list().c_str(), stdout);
-    return 0;
+    return true;
   }
-  // Every shared option's value, checked before anything else (no GPU looked for yet). The label's
-  // own fields may not be tags; m, n and k neither, lest a tag read as the case's size.
+  if (o.list_kernels) {
+    for (auto const& k : loom::kernels()) {
+      std::string dts;
+      for (DType t : k.dtypes) dts += (dts.empty() ? "" : ",") + std::string(loom::to_string(t));
+      std::printf("%s\t%s\t%s\t%s\n", k.name.c_str(), loom::to_string(k.op), dts.c_str(), k.description.c_str());
+    }
+    return true;
+  }
+  return false;
+}
+
+// Every shared option's value, then the sampling options against each other and --timeout, and
+// the run's settings from them (g, guard).
+void check_values(CLI::App const& app, Options& o, std::string const& user_min_time) {
+  // The label's own fields may not be tags; m, n and k neither, lest a tag read as the case's size.
   try {
-    o.shared.parse(cli::Tool::bench, {"dtype", "layout", "out_dtype", "scale", "path", "sweep", "beta", "m", "n", "k", "device",
-                                      "device_name", "pci_bus_id"});
+    o.shared.parse(cli::Tool::bench, {"dtype", "layout", "out_dtype", "scale", "path", "sweep", "beta", "m", "n", "k",
+                                      "device", "device_name", "pci_bus_id"});
   } catch (UsageError const& e) {
     die(e.what(), 2);
   }
@@ -1545,17 +1596,10 @@ int main(int argc, char** argv) {
   g.shard_index = o.shared.run.shard_index;
   g.shard_count = o.shared.run.shard_count;
   g.progress = o.progress;
+}
 
-  if (o.list_kernels) {
-    for (auto const& k : loom::kernels()) {
-      std::string dts;
-      for (DType t : k.dtypes) dts += (dts.empty() ? "" : ",") + std::string(loom::to_string(t));
-      std::printf("%s\t%s\t%s\t%s\n", k.name.c_str(), loom::to_string(k.op), dts.c_str(),
-                  k.description.c_str());
-    }
-    return 0;
-  }
-
+// The sweep's cases; a sweep of none is an error.
+std::vector<harness::Case> build_cases(Options const& o) {
   std::vector<harness::Case> cases;
   try {
     for (auto const& spec : build_specs(o)) {
@@ -1569,6 +1613,12 @@ int main(int argc, char** argv) {
   }
   if (cases.empty())
     die("the sweep has no case: no selected kernel takes the selected dtypes (see --list-kernels)", 2);
+  return cases;
+}
+
+// --providers, --plans, --verification and the options of --mode=enumerate alone, against the
+// selected kernels and the mode: a value that would time nothing, or be ignored, is an error.
+void check_run_options(CLI::App const& app, Options const& o) {
   g.use_loom = g.use_cublas = g.use_memcpy = false;
   try {
     for (auto const& pr : cli::name_list("--providers", o.providers)) {
@@ -1592,16 +1642,17 @@ int main(int argc, char** argv) {
     die("--plans: no selected kernel plans its problems with a model (see --list; sm90 does)", 2);
   if (o.shared.device.cc && !o.shared.device.enumerate && !o.repro)
     die("--compute-capability is for --mode=enumerate and --repro (a run takes the GPU's)", 2);
-  if (o.shared.device.sms && !o.shared.device.enumerate)
-    die("--sms is for --mode=enumerate (a run takes the GPU's)", 2);
+  if (o.shared.device.sms && !o.shared.device.enumerate) die("--sms is for --mode=enumerate (a run takes the GPU's)", 2);
   if (o.shared.device.card && !o.shared.device.enumerate)
     die("--card is for --mode=enumerate (a run takes the GPU's)", 2);
   g.plan_target = o.shared.device.plan_target();
   if (o.verification != "on" && o.verification != "off")
     die("--verification is on or off, found \"" + o.verification + "\"", 2);
   g.verify = o.verification == "on";
-  if (o.shared.device.enumerate || o.repro) return enumerate(o, cases);
+}
 
+// The GPU --device names, with the run's stream, cuBLAS handle, L2 flush buffer and free memory.
+void open_device(Options const& o) {
   try {
     g.info = harness::query_device(o.shared.device.device);
   } catch (harness::NoGpu const&) {
@@ -1609,7 +1660,6 @@ int main(int argc, char** argv) {
   } catch (std::exception const& e) {
     die(e.what(), 2);
   }
-
   try {
     LOOM_CUDA(cudaSetDevice(g.info.ordinal));
     LOOM_CUDA(cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking));
@@ -1620,98 +1670,122 @@ int main(int argc, char** argv) {
     die(e.what(), 1);
   }
   g.warmup = o.warmup;
-
   harness::DeviceInfo const& d = g.info;
   g.device_fields = "device=" + std::to_string(d.ordinal) + "; device_name=" + d.name + "; pci_bus_id=" + d.pci_bus_id;
-  std::string tensor_how;
-  double const peak_tensor = tensor_peak_tflops(d, &tensor_how);
-  // NVML: the clocks at start, the SM clock after every sample, the throttle reasons after the run.
-  std::string const nvml_why = harness::nvml_unavailable(d.ordinal);
-  std::string const no_nvml = "unavailable (NVML: " + nvml_why + ")";
-  harness::Clocks const before = harness::current_clocks(d.ordinal);
-  int const max_sm_mhz = harness::max_sm_clock_mhz(d.ordinal) > 0 ? harness::max_sm_clock_mhz(d.ordinal) : d.sm_clock_mhz;
-  g.sampling.read_clock = nvml_why.empty() && harness::sm_clock_mhz(d.ordinal) > 0;
-  g.sampling.throttle_mhz = g.sampling.read_clock ? int(o.throttle_threshold / 100.0 * max_sm_mhz) : 0;
+}
 
-  auto ctx = [](char const* key, std::string const& value) { benchmark::AddCustomContext(key, value); };
-  ctx("loom_device", d.name);
+// What the run's start knows of the GPU: its peaks, and through NVML its clocks, which the sampling
+// reads after every sample and the report compares with the clocks after the run.
+struct RunStart {
+  double peak_tensor = 0;
+  std::string tensor_how;  // how peak_tensor was found
+  std::string no_nvml;     // "unavailable (NVML: why)", for a field NVML would give
+  harness::Clocks before;  // at start
+  int max_sm_mhz = 0;      // the highest SM clock, which --throttle-threshold is a percentage of
+};
+
+RunStart start_run(Options const& o) {
+  harness::DeviceInfo const& d = g.info;
+  RunStart s;
+  s.peak_tensor = tensor_peak_tflops(d, &s.tensor_how);
+  std::string const nvml_why = harness::nvml_unavailable(d.ordinal);
+  s.no_nvml = "unavailable (NVML: " + nvml_why + ")";
+  s.before = harness::current_clocks(d.ordinal);
+  s.max_sm_mhz = harness::max_sm_clock_mhz(d.ordinal) > 0 ? harness::max_sm_clock_mhz(d.ordinal) : d.sm_clock_mhz;
+  g.sampling.read_clock = nvml_why.empty() && harness::sm_clock_mhz(d.ordinal) > 0;
+  g.sampling.throttle_mhz = g.sampling.read_clock ? int(o.throttle_threshold / 100.0 * s.max_sm_mhz) : 0;
+  return s;
+}
+
+void context(char const* key, std::string const& value) { benchmark::AddCustomContext(key, value); }
+
+// The JSON context's GPU: which one ran the rows, its software and its peaks.
+void add_device_context(Options const& o, RunStart const& s) {
+  harness::DeviceInfo const& d = g.info;
+  context("loom_device", d.name);
   // The GPU of this process: the ordinal is the process's (CUDA_VISIBLE_DEVICES renumbers), the bus
   // id and UUID the physical card's.
-  ctx("loom_device_ordinal", std::to_string(d.ordinal));
-  ctx("loom_pci_bus_id", d.pci_bus_id);
-  ctx("loom_uuid", d.uuid);
-  ctx("loom_shard", o.shared.run.shard());
-  ctx("loom_cc", std::to_string(d.cc / 10) + "." + std::to_string(d.cc % 10));
-  ctx("loom_sm_count", std::to_string(d.sm_count));
-  ctx("loom_driver", version(d.driver_version));
+  context("loom_device_ordinal", std::to_string(d.ordinal));
+  context("loom_pci_bus_id", d.pci_bus_id);
+  context("loom_uuid", d.uuid);
+  context("loom_shard", o.shared.run.shard());
+  context("loom_cc", std::to_string(d.cc / 10) + "." + std::to_string(d.cc % 10));
+  context("loom_sm_count", std::to_string(d.sm_count));
+  context("loom_driver", version(d.driver_version));
   std::string const nvidia_driver = harness::nvidia_driver_version(d.ordinal);
-  ctx("loom_nvidia_driver", nvidia_driver.empty() ? no_nvml : nvidia_driver);
-  ctx("loom_cuda_runtime", version(d.runtime_version));
-  ctx("loom_cublas", std::to_string(d.cublas_version / 10000) + "." +
-                         std::to_string(d.cublas_version / 100 % 100) + "." +
-                         std::to_string(d.cublas_version % 100));
-  ctx("loom_sm_clock_max_mhz", std::to_string(d.sm_clock_mhz));
-  ctx("loom_clocks_at_start", before.sm_mhz > 0 ? "SM " + std::to_string(before.sm_mhz) + " MHz, memory " +
-                                                      std::to_string(before.mem_mhz) + " MHz"
-                                                : no_nvml);
-  ctx("loom_l2_bytes", std::to_string(d.l2_bytes));
-  ctx("loom_peak_dram_gbs", fmt("%.1f", d.peak_dram_gbs));
-  ctx("loom_peak_fp32_tflops", fmt("%.2f", d.peak_fp32_tflops));
-  ctx("loom_peak_f16_bf16_tensor_tflops", fmt("%.1f", peak_tensor));
-  ctx("loom_peak_fp8_tensor_tflops", fmt("%.1f", d.cc == 90 ? 2 * peak_tensor : 0.0));
-  ctx("loom_peaks", "add: DRAM " + fmt("%.0f", d.peak_dram_gbs) + " GB/s (" +
-                        std::to_string(d.mem_clock_mhz) + " MHz x bus width x 2 / 8); gemm f32: FP32 FMA " +
-                        fmt("%.1f", d.peak_fp32_tflops) + " TFLOP/s (" + std::to_string(d.sm_count) +
-                        " SMs x " + std::to_string(d.fp32_lanes_per_sm) + " FMA/clk x 2 x " +
-                        std::to_string(d.sm_clock_mhz) + " MHz); gemm f16/bf16: dense tensor " + tensor_how +
-                        "; gemm e4m3/e5m2: twice that on compute capability 9.0, else unknown");
-  ctx("loom_timing", "median of CUDA-event times, one launch each; L2 flushed by reading " +
-                         std::to_string(g.flusher->bytes() >> 20) + " MiB before every timed launch; " +
-                         std::to_string(o.warmup) + " warm-up launches");
-  Sampling const& sp = g.sampling;
-  ctx("loom_sampling",
-      sp.iterations > 0
-          ? std::to_string(sp.iterations) + " samples per benchmark (--iterations)"
-          : "samples until at least " + std::to_string(sp.min_samples) + " samples and " + fmt("%g", sp.min_time) +
-                " s of them are kept and noise_pct (relative standard error of the median, from the MAD) <= " +
-                fmt("%g", sp.max_noise) + "%, or " + fmt("%g", sp.max_time) + " s of sampling (--max-time)");
-  ctx("loom_clock_threshold",
-      sp.read_clock ? (sp.throttle_mhz > 0 ? "samples taken with the SM clock below " + std::to_string(sp.throttle_mhz) +
-                                                 " MHz (" + fmt("%g", o.throttle_threshold) + "% of the highest, " +
-                                                 std::to_string(max_sm_mhz) +
-                                                 " MHz) are discarded and taken again (counter throttled_discarded)"
-                                           : std::string("none (--throttle-threshold=0); counter sm_mhz"))
-                    : "none: the SM clock is " + no_nvml);
-  ctx("loom_verification",
-      g.verify ? "on: each kernel's case launched once on a NaN-poisoned D and compared with cuBLAS (fp64 on the host "
-                 "where cuBLAS lacks it) before it is timed, loom-validate's tolerances; label disposition=..."
-               : "off: rows not_verified");
-  ctx("loom_command", command);
-  for (auto const& [key, value] : g.tags) ctx(("loom_tag_" + key).c_str(), value);
+  context("loom_nvidia_driver", nvidia_driver.empty() ? s.no_nvml : nvidia_driver);
+  context("loom_cuda_runtime", version(d.runtime_version));
+  context("loom_cublas", std::to_string(d.cublas_version / 10000) + "." + std::to_string(d.cublas_version / 100 % 100) +
+                             "." + std::to_string(d.cublas_version % 100));
+  context("loom_sm_clock_max_mhz", std::to_string(d.sm_clock_mhz));
+  context("loom_clocks_at_start", s.before.sm_mhz > 0 ? "SM " + std::to_string(s.before.sm_mhz) + " MHz, memory " +
+                                                            std::to_string(s.before.mem_mhz) + " MHz"
+                                                      : s.no_nvml);
+  context("loom_l2_bytes", std::to_string(d.l2_bytes));
+  context("loom_peak_dram_gbs", fmt("%.1f", d.peak_dram_gbs));
+  context("loom_peak_fp32_tflops", fmt("%.2f", d.peak_fp32_tflops));
+  context("loom_peak_f16_bf16_tensor_tflops", fmt("%.1f", s.peak_tensor));
+  context("loom_peak_fp8_tensor_tflops", fmt("%.1f", d.cc == 90 ? 2 * s.peak_tensor : 0.0));
+  context("loom_peaks", "add: DRAM " + fmt("%.0f", d.peak_dram_gbs) + " GB/s (" + std::to_string(d.mem_clock_mhz) +
+                            " MHz x bus width x 2 / 8); gemm f32: FP32 FMA " + fmt("%.1f", d.peak_fp32_tflops) +
+                            " TFLOP/s (" + std::to_string(d.sm_count) + " SMs x " +
+                            std::to_string(d.fp32_lanes_per_sm) + " FMA/clk x 2 x " + std::to_string(d.sm_clock_mhz) +
+                            " MHz); gemm f16/bf16: dense tensor " + s.tensor_how +
+                            "; gemm e4m3/e5m2: twice that on compute capability 9.0, else unknown");
+}
 
-  std::deque<Bench> const benches = plan(cases, d.peak_fp32_tflops, peak_tensor);
-  // A shard with nothing to time (--shard=I/N: the sweep has fewer than N cases, or this GPU can run
-  // none of the shard's, while another shard's may) is not an error: with one process per GPU
-  // (scripts/multi_gpu.sh), a small sweep leaves some without work. Its JSON has the context and no
-  // rows, so that the reports still merge; scripts/merge_reports.py refuses a merge of no row.
-  bool const empty_shard = benches.empty() && o.shared.run.shard_count > 1;
-  if (benches.empty() && !empty_shard) die("no case of the sweep runs on this GPU", 2);
-  if (empty_shard) {
-    if (g.shard_cases == 0)
-      std::fprintf(stderr, "loom-bench: --shard=%s holds none of the sweep's cases; nothing to time\n",
-                   o.shared.run.shard().c_str());
-    else
-      std::fprintf(stderr, "loom-bench: --shard=%s: no case of the shard runs on this GPU; nothing to time\n",
-                   o.shared.run.shard().c_str());
-    std::string const json_file = !out_file.empty() ? (part_file.empty() ? out_file : part_file)
-                                                    : (bm_out_json ? bm_out_path : std::string());
-    if (!json_file.empty()) {
-      std::ofstream f(json_file, std::ios::binary | std::ios::trunc);
-      write_empty_report(f);
-      if (!f) die("cannot write \"" + json_file + "\"", 1);
-    }
-    if (stdout_json) write_empty_report(std::cout);
+// The JSON context's method: how each row was timed, sampled and checked, the command, --tags.
+void add_method_context(Options const& o, RunStart const& s, std::string const& command) {
+  context("loom_timing", "median of CUDA-event times, one launch each; L2 flushed by reading " +
+                             std::to_string(g.flusher->bytes() >> 20) + " MiB before every timed launch; " +
+                             std::to_string(o.warmup) + " warm-up launches");
+  Sampling const& sp = g.sampling;
+  context("loom_sampling",
+          sp.iterations > 0
+              ? std::to_string(sp.iterations) + " samples per benchmark (--iterations)"
+              : "samples until at least " + std::to_string(sp.min_samples) + " samples and " + fmt("%g", sp.min_time) +
+                    " s of them are kept and noise_pct (relative standard error of the median, from the MAD) <= " +
+                    fmt("%g", sp.max_noise) + "%, or " + fmt("%g", sp.max_time) + " s of sampling (--max-time)");
+  context("loom_clock_threshold",
+          sp.read_clock
+              ? (sp.throttle_mhz > 0 ? "samples taken with the SM clock below " + std::to_string(sp.throttle_mhz) +
+                                           " MHz (" + fmt("%g", o.throttle_threshold) + "% of the highest, " +
+                                           std::to_string(s.max_sm_mhz) +
+                                           " MHz) are discarded and taken again (counter throttled_discarded)"
+                                     : std::string("none (--throttle-threshold=0); counter sm_mhz"))
+              : "none: the SM clock is " + s.no_nvml);
+  context("loom_verification",
+          g.verify ? "on: each kernel's case launched once on a NaN-poisoned D and compared with cuBLAS (fp64 on the "
+                     "host where cuBLAS lacks it) before it is timed, loom-validate's tolerances; label disposition=..."
+                   : "off: rows not_verified");
+  context("loom_command", command);
+  for (auto const& [key, value] : g.tags) context(("loom_tag_" + key).c_str(), value);
+}
+
+// A shard with nothing to time (--shard=I/N: the sweep has fewer than N cases, or this GPU can run
+// none of the shard's, while another shard's may) is not an error: with one process per GPU
+// (scripts/multi_gpu.sh), a small sweep leaves some without work. Its JSON has the context and no
+// rows, so that the reports still merge; scripts/merge_reports.py refuses a merge of no row.
+// Returns whether this is such a shard, its report written; no benchmark without a shard is an error.
+bool empty_shard(std::deque<Bench> const& benches, Options const& o, OutputFiles const& files) {
+  if (!benches.empty()) return false;
+  if (o.shared.run.shard_count <= 1) die("no case of the sweep runs on this GPU", 2);
+  if (g.shard_cases == 0)
+    std::fprintf(stderr, "loom-bench: --shard=%s holds none of the sweep's cases; nothing to time\n",
+                 o.shared.run.shard().c_str());
+  else
+    std::fprintf(stderr, "loom-bench: --shard=%s: no case of the shard runs on this GPU; nothing to time\n",
+                 o.shared.run.shard().c_str());
+  if (std::string const json_file = files.json_file(); !json_file.empty()) {
+    std::ofstream f(json_file, std::ios::binary | std::ios::trunc);
+    write_empty_report(f);
+    if (!f) die("cannot write \"" + json_file + "\"", 1);
   }
+  if (files.stdout_json) write_empty_report(std::cout);
+  return true;
+}
+
+void register_benchmarks(std::deque<Bench> const& benches) {
   std::size_t place = 0;
   auto const started = std::chrono::steady_clock::now();
   for (Bench const& b : benches) {
@@ -1724,25 +1798,18 @@ int main(int argc, char** argv) {
     // One iteration is one measurement (measure()): Google Benchmark's own min_time does not apply.
     bm->UseManualTime()->Unit(benchmark::kMicrosecond)->Iterations(1);
   }
+}
 
-  // A hung kernel: Google Benchmark's rows so far are flushed (its --benchmark_out file is its own).
-  watchdog.on_timeout([](std::string const&) {
-    std::cout.flush();
-    std::fflush(stdout);
-  });
-  if (!empty_shard) benchmark::RunSpecifiedBenchmarks();
-
-  // Throttling: the SM clock just after the run against the one at start, and the driver's reasons.
+// Throttling: the SM clock just after the run against the one at start, and the driver's reasons.
+void report_clocks(RunStart const& s) {
+  harness::DeviceInfo const& d = g.info;
   harness::Clocks const after = harness::current_clocks(d.ordinal);
   if (after.sm_mhz > 0)
-    std::fprintf(
-        stderr,
-        "loom-bench: clocks after the run: SM %d MHz, memory %d MHz (SM at start %d MHz, max %d MHz)\n",
-        after.sm_mhz, after.mem_mhz, before.sm_mhz, d.sm_clock_mhz);
-  if (after.sm_mhz > 0 && before.sm_mhz > 0 && after.sm_mhz < 0.9 * before.sm_mhz)
-    std::fprintf(stderr,
-                 "loom-bench: warning: the SM clock dropped from %d to %d MHz during the run (throttling?)\n",
-                 before.sm_mhz, after.sm_mhz);
+    std::fprintf(stderr, "loom-bench: clocks after the run: SM %d MHz, memory %d MHz (SM at start %d MHz, max %d MHz)\n",
+                 after.sm_mhz, after.mem_mhz, s.before.sm_mhz, d.sm_clock_mhz);
+  if (after.sm_mhz > 0 && s.before.sm_mhz > 0 && after.sm_mhz < 0.9 * s.before.sm_mhz)
+    std::fprintf(stderr, "loom-bench: warning: the SM clock dropped from %d to %d MHz during the run (throttling?)\n",
+                 s.before.sm_mhz, after.sm_mhz);
   if (auto mask = harness::clock_event_reasons(d.ordinal)) {
     unsigned long long const bad = *mask & ~0x3ull;  // ignore gpu_idle (0x1) and applications_clocks (0x2)
     if (bad)
@@ -1754,30 +1821,38 @@ int main(int argc, char** argv) {
                  "loom-bench: %d sample(s) taken with the SM clock below %d MHz were discarded and taken again "
                  "(counter throttled_discarded)\n",
                  g.discarded, g.sampling.throttle_mhz);
+}
 
+void close_device() {
   g.ws.reset();
   g.flusher.reset();
   cublasDestroy(g.cublas);
   cudaStreamDestroy(g.stream);
-  benchmark::Shutdown();
+}
 
-  if (!part_file.empty()) {  // --append: this run's rows join the file's
-    auto slurp = [](std::string const& path) {
-      std::ifstream f(path, std::ios::binary);
-      return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    };
-    std::string why;
-    std::string const merged = harness::append_benchmark_rows(slurp(out_file), slurp(part_file), &why);
-    std::ofstream f;
-    if (!merged.empty()) f.open(out_file, std::ios::binary | std::ios::trunc);
-    if (merged.empty() || !(f << merged) || (f.close(), !f)) {
-      std::fprintf(stderr, "loom-bench: --append: could not add this run's rows to \"%s\" (%s); they are in \"%s\"\n",
-                   out_file.c_str(), why.empty() ? "write failed" : why.c_str(), part_file.c_str());
-      return 1;
-    }
-    std::remove(part_file.c_str());
+// --append: this run's rows (in the part file) join the --output file's. Returns false, having
+// said where the rows are, when they could not.
+bool append_rows(OutputFiles const& files) {
+  if (files.part_file.empty()) return true;
+  auto slurp = [](std::string const& path) {
+    std::ifstream f(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  };
+  std::string why;
+  std::string const merged = harness::append_benchmark_rows(slurp(files.out_file), slurp(files.part_file), &why);
+  std::ofstream f;
+  if (!merged.empty()) f.open(files.out_file, std::ios::binary | std::ios::trunc);
+  if (merged.empty() || !(f << merged) || (f.close(), !f)) {
+    std::fprintf(stderr, "loom-bench: --append: could not add this run's rows to \"%s\" (%s); they are in \"%s\"\n",
+                 files.out_file.c_str(), why.empty() ? "write failed" : why.c_str(), files.part_file.c_str());
+    return false;
   }
+  std::remove(files.part_file.c_str());
+  return true;
+}
 
+// The run's end: a line for incorrect, failed and not-run benchmarks, and the exit status, 1 if any.
+int exit_status() {
   if (g.incorrect > 0)
     std::fprintf(stderr, "loom-bench: %d benchmark(s) incorrect (disposition=incorrect); first: %s\n", g.incorrect,
                  g.first_incorrect.c_str());
@@ -1787,9 +1862,52 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (g.failures > 0) {
-    std::fprintf(stderr, "loom-bench: %d benchmark(s) failed; first: %s\n", g.failures,
-                 g.first_failure.c_str());
+    std::fprintf(stderr, "loom-bench: %d benchmark(s) failed; first: %s\n", g.failures, g.first_failure.c_str());
     return 1;
   }
   return g.incorrect > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+// Every value of the command line is checked, and the sweep built, before the GPU is looked for: a
+// mistake is one line and exit status 2, never a message about the machine. Then the listings
+// (--mode=enumerate, --repro), or the run: Google Benchmark times the planned benchmarks and writes
+// the rows, and loom-bench adds what it knows of the run around them.
+int main(int argc, char** argv) {
+  std::string const command = command_text(argc, argv);
+  std::string const user_min_time = benchmark_min_time(argc, argv);
+  Options o;
+  CLI::App app{kAbout, "loom-bench"};
+  add_options(app, o);
+  g_app = &app;
+  OutputFiles files;
+  parse_command_line(app, argc, argv, files);
+  // CLI11's range check lets NaN through (every comparison with it is false).
+  if (!(o.min_time >= 1e-6 && o.min_time <= 3600.0))
+    die("--min-time: expected seconds in [1e-06, 3600], found " + fmt("%g", o.min_time), 2);
+  if (print_listing(app, o)) return 0;
+  check_values(app, o, user_min_time);
+  std::vector<harness::Case> const cases = build_cases(o);
+  check_run_options(app, o);
+  if (o.shared.device.enumerate || o.repro) return enumerate(o, cases);
+
+  open_device(o);
+  RunStart const start = start_run(o);
+  add_device_context(o, start);
+  add_method_context(o, start, command);
+  std::deque<Bench> const benches = plan(cases, g.info.peak_fp32_tflops, start.peak_tensor);
+  bool const nothing_to_time = empty_shard(benches, o, files);
+  register_benchmarks(benches);
+  // A hung kernel: Google Benchmark's rows so far are flushed (its --benchmark_out file is its own).
+  watchdog.on_timeout([](std::string const&) {
+    std::cout.flush();
+    std::fflush(stdout);
+  });
+  if (!nothing_to_time) benchmark::RunSpecifiedBenchmarks();
+  report_clocks(start);
+  close_device();
+  benchmark::Shutdown();
+  if (!append_rows(files)) return 1;
+  return exit_status();
 }
