@@ -82,23 +82,9 @@ namespace harness = loom::harness;
 using UsageError = loom::cli::UsageError;
 namespace cli = loom::cli;
 
-// One line however the message came: line breaks become spaces, other control characters \\xNN,
-// and a message past 400 characters (a huge option value quoted back) is cut.
+// One line however the message came (cli::one_line, as loom-validate writes its errors).
 [[noreturn]] void die(std::string const& msg, int status) {
-  std::string line;
-  for (char ch : msg) {
-    if (ch == '\n' || ch == '\r') {
-      line += ' ';
-    } else if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(ch));
-      line += buf;
-    } else {
-      line += ch;
-    }
-  }
-  if (line.size() > 400) line = line.substr(0, 397) + "...";
-  std::fprintf(stderr, "loom-bench: %s\n", line.c_str());
+  std::fprintf(stderr, "loom-bench: %s\n", cli::one_line(msg).c_str());
   std::exit(status);
 }
 

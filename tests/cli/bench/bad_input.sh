@@ -75,7 +75,7 @@ expect_argv() {
     fails=$((fails + 1))
   fi
 }
-expect_argv "--benchmark_min_time=1 2: expected a positive number" --benchmark_min_time=$'1\n2'
+expect_argv "--benchmark_min_time=1; 2: expected a positive number" --benchmark_min_time=$'1\n2'
 # --tags: each malformed tag is one line naming it.
 expect_argv '--tags: "gpu" is not key:value' --tags=gpu
 expect_argv '--tags: "80GB" is not key:value (tags are separated by commas, so a value cannot hold one)' --tags=gpu:h100,80GB
@@ -86,7 +86,7 @@ expect_argv "--tags: the value of \"gpu\" holds ';'" --tags='gpu:a;b'
 expect_argv '--tags: key "gpu" is given twice' --tags=gpu:a,run:1,gpu:b
 expect_argv '--tags: key "path" is one of the report'"'"'s own fields' --tags=path:x
 expect_argv '--tags: key "m" is one of the report'"'"'s own fields' --mode=enumerate --tags=m:1
-expect_argv 'unknown kernel "a b"' --kernels=$'a\nb'
+expect_argv 'unknown kernel "a; b"' --kernels=$'a\nb'
 
 # Google Benchmark reads any value of a boolean flag it does not know as true, and leaves a
 # malformed --benchmark_context or --v in argv: each gets its own line here.
