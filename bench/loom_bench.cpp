@@ -1528,7 +1528,10 @@ bool print_listing(CLI::App const& app, Options const& o) {
   if (o.list_kernels) {
     for (auto const& k : loom::kernels()) {
       std::string dts;
-      for (DType t : k.dtypes) dts += (dts.empty() ? "" : ",") + std::string(loom::to_string(t));
+      for (DType t : k.dtypes) {
+        if (!dts.empty()) dts += ',';
+        dts += loom::to_string(t);
+      }
       std::printf("%s\t%s\t%s\t%s\n", k.name.c_str(), loom::to_string(k.op), dts.c_str(), k.description.c_str());
     }
     return true;
