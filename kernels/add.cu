@@ -3,38 +3,43 @@
 // with kernels/numeric.cuh's conversions.
 //
 // Tiling: the problem is seen in D's storage order as (R,S), r being D's contiguous mode (its row
-// index when D is column-major, its column index when row-major). A CTA owns the (32V, 64) tiles at
-// r-tile index blockIdx.x, where V is the number of elements in 16 bytes, and steps through their
-// s tiles from blockIdx.y by gridDim.y (which is capped at 65535). A TiledCopy of 32 x 8 threads,
-// each holding V consecutive r, covers a tile in eight steps along s: a thread's part of a tile is
-// (CPY,CPY_R,CPY_S) = (V,1,8), eight 16-byte vectors per operand.
+// index when D is column-major, its column index when row-major). A CTA of kThrR x kThrS threads
+// owns one (kThrR*V, kThrS*kBatch) tile, V being the number of elements in 16 bytes; a thread holds
+// V consecutive r of kBatch s-lines, kBatch 16-byte vectors per operand. The grid is one CTA per
+// tile (one-shot), its linear index r-fastest, so that the CTAs in flight at once cover a compact
+// stretch of every operand.
+//
+// Why this shape (docs/tuning/add.md has the measurements): the kernel before it gave each thread
+// 8 vectors per operand (16 loads in flight) at 150 registers, one CTA of 8 warps per SM. Each SM
+// then loaded 64 KB, waited, stored and only then started its next CTA, and at 2048^2 the grid was
+// two such lockstep waves: bf16 reached 0.89x of a device-to-device copy of the same bytes.
+// With one vector per operand per thread, 30 registers and eight CTAs (64 warps) per SM, the SMs
+// hold as many bytes in flight (64 KB of loads per SM) and refill them as each CTA retires.
+// A persistent grid-stride loop (a grid sized to the SMs) measured 2-5% slower than one-shot at
+// 8192^2 and 16384^2, and more vectors per thread did not help the small sizes.
 //
 // Every index goes through the layout core, as a chain from the problem to the element: the (R,S)
-// operand tensors of operand_tensor() (kernels/operand_layout.hpp); the CTA's tiles
-// gA = local_tile(mA) = (BR,BS,s); the thread's parts tAgA = partition_S(gA) = (CPY,CPY_R,CPY_S,s);
-// sliced at the s tile and evaluated at (v,i,j), the element. The identity tensor of (R,S), tiled
-// and partitioned the same way, gives each element's (r,s), which predicates the ragged edges.
+// operand tensors of operand_tensor() (kernels/operand_layout.hpp); the CTA's tile
+// gA = local_tile(mA) = (BR,BS); the thread's part tAgA = partition_S(gA) = (CPY,CPY_R,CPY_S),
+// evaluated at (v,0,u), the element. The identity tensor of (R,S), tiled and partitioned the same
+// way, gives each element's (r,s), which predicates the ragged edges.
 //
-// Pipeline: every load of a thread is issued before any arithmetic, giving 16 independent 16-byte
-// loads in flight per thread; fewer (a 32-deep tile) left bf16 at 0.89x of fp32's bandwidth on
-// the H100, and streaming cache hints cost 2%. When every operand is contiguous along r with
-// 16-byte aligned rows (the host checks; then the vector kernel runs), a vector whose last element
-// is inside the matrix moves with one 16-byte access; otherwise, and at a vector that straddles the
-// edge, elements move one at a time, each under its own predicate.
+// When every operand is contiguous along r with 16-byte aligned rows (the host checks; then the
+// vector kernel runs), a vector whose last element is inside the matrix moves with one 16-byte
+// access; otherwise, and at a vector that straddles the edge, elements move one at a time, each
+// under its own predicate. When the tiles cover D exactly (kEven), no predicate is evaluated.
 //
 // What is still written by hand, and why:
-// - The 16-byte access itself: the address of a vector's first element, &tAgA(0,i,j), is read or
+// - The 16-byte access itself: the address of a vector's first element, &tAgA(0,0,u), is read or
 //   written as a uint4, and the registers are Vec unions rather than a Fragment, since the core has
 //   no copy that executes a vector atom. AddConfig checks at compile time that CPY is V consecutive
 //   elements along r, which is what makes this legal.
 // - In the vector kernel A and B have a static unit stride along r (GmemTensor<T,2,0>), but D keeps
-//   its run-time stride 1: with a static one the store address has known low bits (r starts at
-//   blockIdx.x*32V) and NVVM (CUDA 13.0) then splits the union's 16-byte store into narrower ones.
+//   its run-time stride 1: with a static one the store address has known low bits and NVVM (CUDA
+//   13.0) then splits the union's 16-byte store into narrower ones.
 //   In the scalar kernel D, contiguous along r by definition, has the static unit stride.
-// - __launch_bounds__(256, 1): without the 1, ptxas squeezes the 16-bit vector kernels into 128
-//   registers with 16-24 bytes of spills (two CTAs per SM); with it every variant runs one CTA per
-//   SM, as the kernel always did, with no spills.
-// - The bound of the CTA's loop over s tiles is a ceiling division of D's extent S by the tile.
+// - The tile's (r, s) index from the linear CTA index is one 32-bit division by the number of
+//   r tiles (the grid is one-dimensional, so that it is not capped at 65535 along s).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -65,18 +70,23 @@ struct AddArgs {
 template <class T>
 struct AddConfig {
   static constexpr int kV = 16 / sizeof(T);  // elements in 16 bytes
-  static constexpr int kThreads = 256;
-  static constexpr i64 kTileR = 32 * kV, kTileS = 64;
+  static constexpr int kThrR = 32, kThrS = 8, kBatch = 1;
+  static constexpr int kThreads = kThrR * kThrS;
+  // CTAs per SM the vector kernels are built for (registers: 65536 / (kThreads * kMinBlocks) each).
+  static constexpr int kMinBlocks = 8;
+  static constexpr i64 kTileR = kThrR * kV, kTileS = kThrS * kBatch;
   static constexpr Tile kTile = make_tile(kTileR, kTileS);
-  // 32 x 8 threads, V consecutive r each: the (32V, 8) slab is copied eight times along s.
+  // kThrR x kThrS threads, V consecutive r each: the (kThrR*V, kThrS) slab is copied kBatch times
+  // along s.
   static constexpr TiledCopy kCopy =
-      make_tiled_copy(copy_atom(kV), make_layout(make_shape(32, 8)), make_layout(make_shape(kV, 1)));
+      make_tiled_copy(copy_atom(kV), make_layout(make_shape(kThrR, kThrS)), make_layout(make_shape(kV, 1)));
   static_assert(kCopy.size() == kThreads);
 
-  // What add_tile relies on, checked on the layout a thread's part of a tile has: (CPY,CPY_R,CPY_S,s)
-  // with CPY the V elements of one 16-byte vector, consecutive along r.
+  // What add_kernel relies on, checked on the layout a thread's part of a tile has:
+  // (CPY,CPY_R,CPY_S,r,s) with CPY the V elements of one 16-byte vector, consecutive along r,
+  // CPY_R = 1 and CPY_S = kBatch.
   static constexpr Layout kPart =
-      kCopy.partition_S(local_tile(dynamic_identity_layout<2>(), kTile, make_coord(0, _)).layout).layout;
+      kCopy.partition_S(local_tile(dynamic_identity_layout<2>(), kTile, make_coord(_, _)).layout).layout;
   static constexpr bool cpy_is_r_vector() {
     Layout const cpy = get(kPart, 0);
     if (size(cpy).v != kV) return false;
@@ -84,8 +94,8 @@ struct AddConfig {
       if (!(crd2idx_flat<Coord<2>>(v, cpy.shape, cpy.stride) == Coord<2>{{v, 0}})) return false;
     return true;
   }
-  static_assert(rank(kPart) == 4 && cpy_is_r_vector());
-  static_assert(size(get(kPart, 1)).v * size(get(kPart, 2)).v * kV * kThreads == kTileR * kTileS);
+  static_assert(rank(kPart) == 5 && cpy_is_r_vector());
+  static_assert(size(get(kPart, 1)).v == 1 && size(get(kPart, 2)).v == kBatch);
 };
 
 // One 16-byte vector of T, the register side of a CPY mode.
@@ -95,79 +105,69 @@ union Vec {
   T e[16 / sizeof(T)];
 };
 
-// One (BR,BS) tile, given each tensor's (CPY,CPY_R,CPY_S) part of it for this thread: tAgA, tBgB
-// and tDgD hold the operands, tDcD the (r,s) coordinates. Every load is issued before any
-// arithmetic: 2 x CPY_R x CPY_S = 16 independent 16-byte loads in flight per thread.
-template <class T, bool kVector, class TA, class TB, class TD, class TC>
-__device__ __forceinline__ void add_tile(TA const& tAgA, TB const& tBgB, TD const& tDgD, TC const& tDcD,
-                                         Coord<2> const& extent, float alpha, float beta) {
-  constexpr int V = 16 / sizeof(T);
-  constexpr int N1 = int(size(get(TD::layout, 1)).v), N2 = int(size(get(TD::layout, 2)).v);
-
-  Vec<T> va[N1][N2], vb[N1][N2];
-  bool whole[N1][N2];  // the vector's last element, hence all of it, is inside the matrix
-  bool const read_b = beta != 0.f;  // as geam: B is not read when beta is 0 (it may be null, or hold NaN)
-#pragma unroll
-  for (int i = 0; i < N1; ++i)
-#pragma unroll
-    for (int j = 0; j < N2; ++j) {
-      whole[i][j] = kVector && elem_less(tDcD(V - 1, i, j), extent);
-      if (whole[i][j]) {
-        va[i][j].u = *reinterpret_cast<uint4 const*>(&tAgA(0, i, j));
-        if (read_b) vb[i][j].u = *reinterpret_cast<uint4 const*>(&tBgB(0, i, j));
-      } else {
-#pragma unroll
-        for (int v = 0; v < V; ++v)
-          if (elem_less(tDcD(v, i, j), extent)) {
-            va[i][j].e[v] = tAgA(v, i, j);
-            if (read_b) vb[i][j].e[v] = tBgB(v, i, j);
-          }
-      }
-    }
-
-#pragma unroll
-  for (int i = 0; i < N1; ++i)
-#pragma unroll
-    for (int j = 0; j < N2; ++j) {
-      Vec<T> out;
-#pragma unroll
-      for (int v = 0; v < V; ++v)
-        out.e[v] = from_f32<T>(read_b ? alpha * to_f32(va[i][j].e[v]) + beta * to_f32(vb[i][j].e[v])
-                                      : alpha * to_f32(va[i][j].e[v]));
-      if (whole[i][j]) {
-        *reinterpret_cast<uint4*>(&tDgD(0, i, j)) = out.u;
-      } else {
-#pragma unroll
-        for (int v = 0; v < V; ++v)
-          if (elem_less(tDcD(v, i, j), extent)) tDgD(v, i, j) = out.e[v];
-      }
-    }
-}
-
-template <class T, bool kVector>
-__global__ void __launch_bounds__(AddConfig<T>::kThreads, 1) add_kernel(AddArgs<T, kVector> const args) {
+// kEven: the tiles cover D exactly, so every vector is whole and no predicate is evaluated (the
+// vector kernel only). The scalar kernel is built for half the CTAs per SM: its per-element
+// predicates and addresses spilled at the vector kernels' 32 registers.
+template <class T, bool kVector, bool kEven>
+__global__ void __launch_bounds__(AddConfig<T>::kThreads, kVector ? AddConfig<T>::kMinBlocks : AddConfig<T>::kMinBlocks / 2)
+    add_kernel(AddArgs<T, kVector> const args, std::uint32_t const r_tiles) {
   using C = AddConfig<T>;
+  constexpr int V = C::kV, U = C::kBatch;
+  static_assert(kVector || !kEven);
   int const tid = int(threadIdx.x);
-  i64 const r = blockIdx.x;
+  std::uint32_t const rt = blockIdx.x % r_tiles, st = blockIdx.x / r_tiles;
 
-  auto gA = local_tile<C::kTile>(args.a, r, _);  // (BR,BS,s)
-  auto gB = local_tile<C::kTile>(args.b, r, _);
-  auto gD = local_tile<C::kTile>(args.d, r, _);
-  auto cD = local_tile<C::kTile>(make_identity_tensor(shape(args.d)), r, _);  // (BR,BS,s) -> (r,s)
+  auto gA = local_tile<C::kTile>(args.a, rt, st);  // (BR,BS)
+  auto gB = local_tile<C::kTile>(args.b, rt, st);
+  auto gD = local_tile<C::kTile>(args.d, rt, st);
+  auto cD = local_tile<C::kTile>(make_identity_tensor(shape(args.d)), rt, st);  // (BR,BS) -> (r,s)
 
-  auto tAgA = partition_S<C::kCopy>(gA, tid);  // (CPY,CPY_R,CPY_S,s)
+  auto tAgA = partition_S<C::kCopy>(gA, tid);  // (CPY,CPY_R,CPY_S)
   auto tBgB = partition_S<C::kCopy>(gB, tid);
   auto tDgD = partition_D<C::kCopy>(gD, tid);
   auto tDcD = partition_D<C::kCopy>(cD, tid);
 
-  // gridDim.y is capped at 65535, so CTAs step through the s tiles.
-  i64 const s_tiles = (shape(args.d)[1] + C::kTileS - 1) / C::kTileS;
-  for (i64 s = blockIdx.y; s < s_tiles; s += gridDim.y)
-    add_tile<T, kVector>(tAgA(_, _, _, s), tBgB(_, _, _, s), tDgD(_, _, _, s), tDcD(_, _, _, s),
-                         shape(args.d), args.alpha, args.beta);
+  Coord<2> const extent = shape(args.d);
+  float const alpha = args.alpha, beta = args.beta;
+  bool const read_b = beta != 0.f;  // as geam: B is not read when beta is 0 (it may be null, or hold NaN)
+
+  // Every load is issued before any arithmetic: 2 x kBatch independent 16-byte loads per thread.
+  Vec<T> va[U], vb[U];
+  bool whole[U];  // the vector's last element, hence all of it, is inside the matrix
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    whole[u] = kEven || (kVector && elem_less(tDcD(V - 1, 0, u), extent));
+    if (whole[u]) {
+      va[u].u = *reinterpret_cast<uint4 const*>(&tAgA(0, 0, u));
+      if (read_b) vb[u].u = *reinterpret_cast<uint4 const*>(&tBgB(0, 0, u));
+    } else if constexpr (!kEven) {
+#pragma unroll
+      for (int v = 0; v < V; ++v)
+        if (elem_less(tDcD(v, 0, u), extent)) {
+          va[u].e[v] = tAgA(v, 0, u);
+          if (read_b) vb[u].e[v] = tBgB(v, 0, u);
+        }
+    }
+  }
+
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    Vec<T> out;
+#pragma unroll
+    for (int v = 0; v < V; ++v)
+      out.e[v] = from_f32<T>(read_b ? alpha * to_f32(va[u].e[v]) + beta * to_f32(vb[u].e[v])
+                                    : alpha * to_f32(va[u].e[v]));
+    if (whole[u]) {
+      *reinterpret_cast<uint4*>(&tDgD(0, 0, u)) = out.u;
+    } else if constexpr (!kEven) {
+#pragma unroll
+      for (int v = 0; v < V; ++v)
+        if (elem_less(tDcD(v, 0, u), extent)) tDgD(v, 0, u) = out.e[v];
+    }
+  }
 }
 
-template <class T, bool kVector>
+template <class T, bool kVector, bool kEven>
 cudaError_t launch_kernel(Problem const& p, Operands const& ops, cudaStream_t stream) {
   using C = AddConfig<T>;
   constexpr int kUnitAB = AddArgs<T, kVector>::kUnitAB, kUnitD = AddArgs<T, kVector>::kUnitD;
@@ -178,14 +178,14 @@ cudaError_t launch_kernel(Problem const& p, Operands const& ops, cudaStream_t st
                            operand_tensor<kUnitAB>(static_cast<T const*>(ops.b), p.b, p.ldb, R, S, tr),
                            operand_tensor<kUnitD>(static_cast<T*>(ops.d), p.c, p.ldc, R, S, tr),
                            float(p.alpha), float(p.beta)};
-  dim3 grid(unsigned((R + C::kTileR - 1) / C::kTileR),
-            unsigned(std::min<i64>((S + C::kTileS - 1) / C::kTileS, 65535)));
-  add_kernel<T, kVector><<<grid, C::kThreads, 0, stream>>>(args);
+  i64 const r_tiles = (R + C::kTileR - 1) / C::kTileR, tiles = r_tiles * ((S + C::kTileS - 1) / C::kTileS);
+  add_kernel<T, kVector, kEven><<<unsigned(tiles), C::kThreads, 0, stream>>>(args, std::uint32_t(r_tiles));
   return cudaGetLastError();
 }
 
 template <class T>
 cudaError_t launch_add(Problem const& p0, Operands const& ops, cudaStream_t stream) {
+  using C = AddConfig<T>;
   Problem const p = with_default_lds(p0);
   bool const tr = p.c == Order::row;
   // 16-byte vectors: the operand is contiguous along r, and its base and every s-line are aligned.
@@ -193,9 +193,12 @@ cudaError_t launch_add(Problem const& p0, Operands const& ops, cudaStream_t stre
     return x_contiguous(order, tr) && reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0 &&
            (ld * i64(sizeof(T))) % 16 == 0;
   };
-  if (vectors(ops.a, p.a, p.lda) && vectors(ops.b, p.b, p.ldb) && vectors(ops.d, p.c, p.ldc))
-    return launch_kernel<T, true>(p, ops, stream);
-  return launch_kernel<T, false>(p, ops, stream);
+  if (vectors(ops.a, p.a, p.lda) && vectors(ops.b, p.b, p.ldb) && vectors(ops.d, p.c, p.ldc)) {
+    i64 const R = tr ? p.n : p.m, S = tr ? p.m : p.n;
+    if (R % C::kTileR == 0 && S % C::kTileS == 0) return launch_kernel<T, true, true>(p, ops, stream);
+    return launch_kernel<T, true, false>(p, ops, stream);
+  }
+  return launch_kernel<T, false, false>(p, ops, stream);
 }
 
 }  // namespace
@@ -212,9 +215,12 @@ cudaError_t add(Problem const& p, Operands const& ops, cudaStream_t stream) {
 }
 
 std::string check(Problem const& p) {
-  i64 const R = p.c == Order::row ? p.n : p.m;
-  if ((R + AddConfig<float>::kTileR - 1) / AddConfig<float>::kTileR > i64(0x7fffffff))
-    return "the contiguous extent of D is too large for the grid";
+  // One CTA per tile on a one-dimensional grid (fp32's tiles, the narrowest, are the most).
+  using C = AddConfig<float>;
+  i64 const R = p.c == Order::row ? p.n : p.m, S = p.c == Order::row ? p.m : p.n;
+  i64 const r_tiles = (R + C::kTileR - 1) / C::kTileR, s_tiles = (S + C::kTileS - 1) / C::kTileS;
+  if (r_tiles > i64(0x7fffffff) || s_tiles > i64(0x7fffffff) || r_tiles * s_tiles > i64(0x7fffffff))
+    return "the matrix has more tiles than the grid has CTAs (2^31 - 1)";
   return {};
 }
 

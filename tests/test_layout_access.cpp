@@ -125,9 +125,10 @@ TEST(AccessModel, TvLayoutsAndErrors) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// add (kernels/add.cu, AddConfig): make_tiled_copy(copy_atom(V), (32,8), (V,1)) over a (32V, 64)
-// tile, V = 16 bytes of elements, r contiguous in global memory (the vector kernel). No shared
-// memory. Each warp's 32 threads read 32 consecutive 16-byte vectors of one column: 512 bytes.
+// add (kernels/add.cu, AddConfig): make_tiled_copy(copy_atom(V), (32,8), (V,1)) over a (32V, 8)
+// tile (one vector per thread), V = 16 bytes of elements, r contiguous in global memory (the vector
+// kernel). No shared memory. Each warp's 32 threads read 32 consecutive 16-byte vectors of one
+// column: 512 bytes.
 // ---------------------------------------------------------------------------------------------
 
 TEST(KernelAccess, AddGlobal) {
@@ -136,7 +137,7 @@ TEST(KernelAccess, AddGlobal) {
     TiledCopy const copy = make_tiled_copy(copy_atom(V), make_layout(make_shape(32, 8)), make_layout(make_shape(V, 1)));
     // The tile of a column-major (R,S) operand, leading dimension 4096 elements (any multiple of
     // 32 V keeps 128-byte alignment; the kernel's other leading dimensions only move lines).
-    Layout const g = make_layout(make_shape(32 * V, 64), make_stride(1, 4096));
+    Layout const g = make_layout(make_shape(32 * V, 8), make_stride(1, 4096));
     GlobalReport r = global_report(part_accesses(copy.partition_S(g), 256, V, elem, identity));
     EXPECT_EQ(r.total.sectors, r.total.sectors_ideal) << elem;
     EXPECT_EQ(r.total.lines, r.total.lines_ideal) << elem;
