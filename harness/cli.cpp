@@ -198,6 +198,10 @@ void ProblemOptions::add(CLI::App& app, Tool tool) {
       "Input types: comma list of f32, f16, bf16, e4m3, e5m2, and the 8-bit pairs of A's and B's e4m3xe5m2, "
       "e5m2xe4m3, each 8-bit one also with -fast (fast accumulation: partial sums not promoted to fp32) "
       "(gemm; k-major A and B, layouts rc?) (default: f32, f16, bf16)");
+  out_dtypes_opt = app.add_option(
+      "--out-dtypes", out_dtypes_text,
+      "gemm: comma list of output dtypes (D and C); f16/bf16 inputs take their own or f32, 8-bit inputs bf16, "
+      "f16 or f32 (default: the input dtype; bf16 for 8-bit inputs)");
   layouts_opt = app.add_option("--layouts", layouts_text,
                                "Storage orders of A, B and C/D, c or r each, e.g. ccc,rcr (default: " +
                                    std::string(bench ? "ccc" : "all eight") + ")");
@@ -216,6 +220,7 @@ void ProblemOptions::add(CLI::App& app, Tool tool) {
 
 void ProblemOptions::parse() {
   if (dtypes_opt->count()) dtypes = input_types_list("--dtypes", dtypes_text);
+  if (out_dtypes_opt->count()) out_dtypes = dtype_list("--out-dtypes", out_dtypes_text);
   if (layouts_opt->count()) layouts = layout_list("--layouts", layouts_text);
   if (m_opt->count()) m = size_list("--m", m_text);
   if (n_opt->count()) n = size_list("--n", n_text);
@@ -230,6 +235,36 @@ void ProblemOptions::parse() {
     if (!dtypes || std::none_of(dtypes->begin(), dtypes->end(), [](harness::InputTypes t) { return is_8bit(t.a); }))
       throw UsageError("--scale is for 8-bit inputs, and --dtypes names none (e4m3, e5m2, e4m3xe5m2, e5m2xe4m3)");
   }
+}
+
+void check_out_dtypes(std::vector<DType> const& out_dtypes, std::vector<harness::SweepSpec> const& specs) {
+  if (out_dtypes.empty()) return;
+  std::vector<harness::InputTypes> inputs;  // the f16, bf16 and 8-bit inputs of the sweep's gemm cases
+  for (harness::SweepSpec const& spec : specs) {
+    if (spec.op != OpKind::gemm) continue;
+    for (harness::InputTypes t : spec.dtypes)
+      for (std::string const& name : spec.kernels) {
+        KernelInfo const* k = find_kernel(name);  // harness::expand refuses an unknown one
+        if (!k) continue;
+        auto has = [&](DType d) { return std::find(k->dtypes.begin(), k->dtypes.end(), d) != k->dtypes.end(); };
+        if (t.a != DType::f32 && k->op == OpKind::gemm && has(t.a) && has(t.b) &&
+            std::find(inputs.begin(), inputs.end(), t) == inputs.end())
+          inputs.push_back(t);
+      }
+  }
+  if (inputs.empty()) throw UsageError("--out-dtypes is for gemm with f16, bf16 or 8-bit inputs, and the sweep has none");
+  std::string names;
+  for (harness::InputTypes t : inputs) {
+    std::string outs;
+    for (DType o : {DType::bf16, DType::f16, DType::f32})
+      if (harness::takes_output(OpKind::gemm, t, o)) outs += (outs.empty() ? "" : " or ") + std::string(to_string(o));
+    names += (names.empty() ? "" : "; ") + t.name() + ": " + outs;
+  }
+  for (DType o : out_dtypes)
+    if (std::none_of(inputs.begin(), inputs.end(),
+                     [&](harness::InputTypes t) { return harness::takes_output(OpKind::gemm, t, o); }))
+      throw UsageError(std::string("--out-dtypes: ") + to_string(o) + " is no output of the sweep's gemm inputs (" +
+                       names + ")");
 }
 
 void SweepOptions::add(CLI::App& app, Tool tool) {

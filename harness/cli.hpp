@@ -74,15 +74,17 @@ struct KernelOptions {
   void parse();
 };
 
-// --dtypes, --layouts, --m, --n, --k, --alpha, --beta: each set when given. --scale: the 8-bit
-// inputs' scaling, tensor (per-tensor fp32 scales, the default and only one so far) or block
-// (refused: "--scale=block: block scales are not supported yet"); given, --dtypes must name 8-bit
-// inputs.
+// --dtypes, --out-dtypes, --layouts, --m, --n, --k, --alpha, --beta: each set when given. --scale:
+// the 8-bit inputs' scaling, tensor (per-tensor fp32 scales, the default and only one so far) or
+// block (refused: "--scale=block: block scales are not supported yet"); given, --dtypes must name
+// 8-bit inputs. --out-dtypes is checked against the sweep once the tool has built it
+// (check_out_dtypes).
 struct ProblemOptions {
-  std::string dtypes_text, layouts_text, m_text, n_text, k_text, alpha_text, beta_text, scale_text;
-  CLI::Option *dtypes_opt = nullptr, *layouts_opt = nullptr, *m_opt = nullptr, *n_opt = nullptr, *k_opt = nullptr,
-              *alpha_opt = nullptr, *beta_opt = nullptr, *scale_opt = nullptr;
+  std::string dtypes_text, out_dtypes_text, layouts_text, m_text, n_text, k_text, alpha_text, beta_text, scale_text;
+  CLI::Option *dtypes_opt = nullptr, *out_dtypes_opt = nullptr, *layouts_opt = nullptr, *m_opt = nullptr,
+              *n_opt = nullptr, *k_opt = nullptr, *alpha_opt = nullptr, *beta_opt = nullptr, *scale_opt = nullptr;
   std::optional<std::vector<harness::InputTypes>> dtypes;
+  std::optional<std::vector<DType>> out_dtypes;  // gemm's D and C (harness::SweepSpec::out_dtypes)
   std::optional<std::vector<std::string>> layouts;
   std::optional<std::vector<std::int64_t>> m, n, k;
   std::optional<std::vector<double>> alpha, beta;
@@ -91,8 +93,14 @@ struct ProblemOptions {
   void add(CLI::App&, Tool);
   void parse();
   // Any of the sweep's lists given (loom-bench: a custom sweep instead of the default one).
+  // --out-dtypes is not one: it sets the output types of whatever sweep runs, the default one too.
   bool any() const { return dtypes || layouts || m || n || k || alpha || beta; }
 };
+
+// --out-dtypes against the sweep the tool built from the command line: each value must be an
+// output (harness::takes_output) of some f16, bf16 or 8-bit input of its gemm cases, since a value
+// that fits none would be ignored; throws UsageError naming the inputs and the outputs they take.
+void check_out_dtypes(std::vector<DType> const& out_dtypes, std::vector<harness::SweepSpec> const& specs);
 
 // --sweep=NAME (harness/named_sweeps.hpp): the tool's names only; --n and --k do not go with it.
 struct SweepOptions {
@@ -148,7 +156,7 @@ struct RunOptions {
   void parse(std::vector<std::string> const& reserved);
 };
 
-// The 20 options both tools declare.
+// The 21 options both tools declare.
 struct Options {
   KernelOptions kernels;
   ProblemOptions problem;

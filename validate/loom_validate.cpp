@@ -645,7 +645,7 @@ int enumerate(std::vector<h::Case> const& cases, std::optional<int> cc_given, in
 
 // loom-validate's own options as CLI11 fills them in; the ones loom-bench shares are cli::Options'.
 struct OwnOptions {
-  std::string op, out_dtypes, ld_pad, misalign, seed;
+  std::string op, ld_pad, misalign, seed;
   std::string reference = "auto", format = "table", output, junit;
   std::string save_workspace = "none", workspace_dir = "loom-workspace";
   bool quiet = false, append = false;
@@ -653,9 +653,6 @@ struct OwnOptions {
 
 void add_own_options(CLI::App& app, OwnOptions& own) {
   app.add_option("--op", own.op, "add or gemm (default: every op that has kernels)");
-  app.add_option("--out-dtypes", own.out_dtypes,
-                 "gemm: comma list of output dtypes; f16/bf16 inputs take their own or f32, 8-bit inputs bf16, f16 "
-                 "or f32 (default: the input dtype; bf16 for 8-bit inputs)");
   app.add_option("--ld-pad", own.ld_pad, "Elements added to every leading dimension");
   app.add_option("--misalign", own.misalign, "Element offset of every base pointer");
   app.add_option("--seed", own.seed, "Random seed, an integer in [0, 2^64) (default: 20240601; each case derives its own)");
@@ -710,7 +707,7 @@ struct Settings {
   // --dtypes, split: the 8-bit inputs go to a sweep of their own (h::default_validate_sweep_8bit),
   // the others to the default one.
   std::vector<h::InputTypes> dtypes, wide_dtypes, narrow_dtypes;
-  std::vector<DType> out_dtypes;
+  std::vector<DType> out_dtypes;  // --out-dtypes, empty where not given
   std::vector<std::string> layouts;
   std::vector<std::int64_t> ms, ns, ks, pads, mis;
   std::vector<double> alphas, betas;  // each empty where not given: the sweep's own
@@ -748,10 +745,10 @@ void select_kernels(CLI::App const& app, cli::Options const& opts, OwnOptions& o
     throw BadInput("--k: K is gemm's, and no selected kernel computes gemm");
 }
 
-// --out-dtypes, then --dtypes against the selected kernels: each must take some of them, and a
-// kernel named one by one every one.
-void check_dtypes(CLI::App const& app, cli::Options const& opts, OwnOptions const& own, Settings& s) {
-  if (app.count("--out-dtypes")) s.out_dtypes = cli::dtype_list("--out-dtypes", own.out_dtypes);
+// --dtypes against the selected kernels: each must take some of them, and a kernel named one by
+// one every one.
+void check_dtypes(cli::Options const& opts, Settings& s) {
+  s.out_dtypes = opts.problem.out_dtypes.value_or(std::vector<DType>{});
   s.dtypes = opts.problem.dtypes.value_or(std::vector<h::InputTypes>{});
   for (h::InputTypes t : s.dtypes) {
     bool any = false;
@@ -890,34 +887,6 @@ std::vector<h::SweepSpec> build_specs(cli::Options const& opts, Settings const& 
     add_spec(std::move(spec));
   }
   return specs;
-}
-
-// --out-dtypes: each value is an output (h::takes_output) of some f16, bf16 or 8-bit input of the
-// sweep's gemm cases; a value that fits none would be ignored.
-void check_out_dtypes(std::vector<h::SweepSpec> const& specs, Settings const& s) {
-  if (s.out_dtypes.empty()) return;
-  std::vector<h::InputTypes> inputs;  // the f16, bf16 and 8-bit inputs of the sweep's gemm cases
-  for (h::SweepSpec const& spec : specs)
-    for (h::InputTypes t : spec.dtypes)
-      for (KernelInfo const* k : s.sel) {
-        auto has = [&](DType d) { return std::find(k->dtypes.begin(), k->dtypes.end(), d) != k->dtypes.end(); };
-        if (spec.op == OpKind::gemm && t.a != DType::f32 && k->op == OpKind::gemm &&
-            std::find(spec.kernels.begin(), spec.kernels.end(), k->name) != spec.kernels.end() && has(t.a) &&
-            has(t.b) && std::find(inputs.begin(), inputs.end(), t) == inputs.end())
-          inputs.push_back(t);
-      }
-  if (inputs.empty()) throw BadInput("--out-dtypes is for gemm with f16, bf16 or 8-bit inputs, and the sweep has none");
-  std::string names;
-  for (h::InputTypes t : inputs) {
-    std::string outs;
-    for (DType o : {DType::bf16, DType::f16, DType::f32})
-      if (h::takes_output(OpKind::gemm, t, o)) outs += (outs.empty() ? "" : " or ") + std::string(to_string(o));
-    names += (names.empty() ? "" : "; ") + t.name() + ": " + outs;
-  }
-  for (DType o : s.out_dtypes)
-    if (std::none_of(inputs.begin(), inputs.end(), [&](h::InputTypes t) { return h::takes_output(OpKind::gemm, t, o); }))
-      throw BadInput(std::string("--out-dtypes: ") + to_string(o) + " is no output of the sweep's gemm inputs (" +
-                     names + ")");
 }
 
 // The cases of the specs within --max-cases, each one cuBLAS takes where --reference=cublas, and of
@@ -1068,12 +1037,12 @@ int run(int argc, char** argv) {
 
   Settings s;
   select_kernels(app, opts, own, s);
-  check_dtypes(app, opts, own, s);
+  check_dtypes(opts, s);
   check_lists(app, opts, own, s);
   check_run_values(app, own, s);
   std::uint64_t total = 0;
   std::vector<h::SweepSpec> const specs = build_specs(opts, s, &total);
-  check_out_dtypes(specs, s);
+  cli::check_out_dtypes(s.out_dtypes, specs);
   std::vector<h::Case> const cases = build_cases(specs, total, opts.run, s.ref);
   bool const enumerate_only = opts.device.enumerate;
   if (opts.device.cc && !enumerate_only)
