@@ -1,10 +1,12 @@
 // loom-bench: times every kernel of a sweep side by side with cuBLAS, with Google Benchmark.
 //
 // One benchmark per case, named like its NVTX range, "<kernel>/<dtype>/<layout>/<M>x<N>x<K>" (the
-// dtype is the input types: "bf16", "e4m3", "e4m3xe5m2"). Each case runs its baselines first:
+// dtype is the input types: "bf16", "e4m3", "e4m3xe5m2"), then "/out=<dtype>" where --out-dtypes
+// gives gemm another output than the inputs' default. Each case runs its baselines first:
 // "cublas/..." (geam for add, GemmEx for gemm; for f16/bf16 add, which cuBLAS lacks, fp32 geam over
 // the same shape as the bandwidth reference; for 8-bit gemm, cuBLASLt's FP8 matmul with the same
-// tensor scales, harness::cublaslt_gemm, where it takes the case) and, for bandwidth-bound ops,
+// tensor scales, harness::cublaslt_gemm, where it takes the case; gemm's in the case's output
+// type) and, for bandwidth-bound ops,
 // "memcpy_d2d/..." moving the same number of bytes. The kernel's vs_cublas counter divides its
 // throughput by the baseline's, measured moments before in the same process.
 //
@@ -141,10 +143,12 @@ std::vector<harness::SweepSpec> build_specs(Options const& o) {
   for (KernelInfo const* k : o.shared.kernels.selected) names.push_back(k->name);
   if (names.empty()) throw UsageError("--ignore-kernels leaves no kernel");
   auto chosen = [&](std::string const& n) { return std::find(names.begin(), names.end(), n) != names.end(); };
-  auto base = [](OpKind op, std::vector<std::string> kernels) {
+  // --out-dtypes goes to every spec, the default sweep's too, before any is counted.
+  auto base = [&pr](OpKind op, std::vector<std::string> kernels) {
     harness::SweepSpec s;
     s.op = op;
     s.kernels = std::move(kernels);
+    s.out_dtypes = pr.out_dtypes.value_or(std::vector<DType>{});
     s.ld_pad = {0};
     s.misalign = {0};
     return s;
@@ -962,6 +966,14 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
     std::string const suffix =
         ab_suffix ? "/alpha=" + fmt_real(p.alpha) + "/beta=" + fmt_real(p.beta) : std::string();
     std::string const key = problem_key(p, grp.misalign) + "|" + fmt_real(p.alpha) + "|" + fmt_real(p.beta);
+    // A case whose output type is not its inputs' default (--out-dtypes) says so in its name and
+    // NVTX range, "sm90/bf16/rcr/4096x4096x4096/out=f32", so that the rows of one run's output
+    // types differ in name; a case of the default output keeps the name it has always had.
+    std::string const out_suffix =
+        p.out_dtype != harness::default_output(harness::InputTypes(p.dtype, loom::b_type(p)))
+            ? "/out=" + std::string(loom::to_string(p.out_dtype))
+            : std::string();
+    auto case_name = [&](std::string const& who) { return loom::case_name(who, p) + out_suffix; };
     bool const add = p.op == OpKind::add;
     double const bytes =
         double(p.m) * double(p.n) * double(2 * loom::size_of(p.dtype) + loom::size_of(p.out_dtype));
@@ -994,9 +1006,9 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
 
     auto leave_out = [&](std::string const& who, std::string const& why) {
       if (left_out)
-        left_out->push_back({loom::case_name(who, p) + suffix, why, p});
+        left_out->push_back({case_name(who) + suffix, why, p});
       else
-        std::fprintf(stderr, "loom-bench: leaving out %s: %s\n", loom::case_name(who, p).c_str(), why.c_str());
+        std::fprintf(stderr, "loom-bench: leaving out %s: %s\n", case_name(who).c_str(), why.c_str());
     };
     // Whether `bytes` of buffers fit in the device's free memory ("" if so, or when planning for
     // another GPU), checked before anything is allocated.
@@ -1051,8 +1063,8 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
     } else if (no_cublas.empty() && !cublas_no_room.empty()) {
       leave_out("cublas", cublas_no_room);
     } else if (no_cublas.empty()) {
-      cb.name = loom::case_name("cublas", p) + suffix;
-      cb.nvtx = loom::case_name("cublas", p);
+      cb.name = case_name("cublas") + suffix;
+      cb.nvtx = case_name("cublas");
       cb.key = key;
       cb.bandwidth = add;
       cb.work = add ? double(cb.problem.m) * double(cb.problem.n) *
@@ -1065,10 +1077,10 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
       out.push_back(cb);
     } else if (left_out) {
       left_out->push_back(
-          {loom::case_name("cublas", p) + suffix, std::string(fp8 ? "no cuBLASLt baseline: " : "no cuBLAS baseline: ") + no_cublas, p});
+          {case_name("cublas") + suffix, std::string(fp8 ? "no cuBLASLt baseline: " : "no cuBLAS baseline: ") + no_cublas, p});
     } else {
       std::fprintf(stderr, "loom-bench: no %s baseline for %s: %s\n", fp8 ? "cuBLASLt" : "cuBLAS",
-                   loom::case_name("cublas", p).c_str(), no_cublas.c_str());
+                   case_name("cublas").c_str(), no_cublas.c_str());
     }
 
     // The copy allocates a source and a destination of half its bytes each (copy_buffers).
@@ -1079,8 +1091,8 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
       Bench mc;
       mc.kind = Kind::memcpy_d2d;
       mc.problem = p;
-      mc.name = loom::case_name("memcpy_d2d", p) + suffix;
-      mc.nvtx = loom::case_name("memcpy_d2d", p);
+      mc.name = case_name("memcpy_d2d") + suffix;
+      mc.nvtx = case_name("memcpy_d2d");
       mc.key = key;
       mc.bandwidth = true;
       mc.work = 2.0 * std::floor(bytes / 2);  // copy half the bytes: each is read and written
@@ -1097,8 +1109,8 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
       kb.kernel = k;
       kb.problem = p;
       kb.misalign = grp.misalign;
-      kb.name = loom::case_name(k->name, p) + suffix;
-      kb.nvtx = loom::case_name(k->name, p);
+      kb.name = case_name(k->name) + suffix;
+      kb.nvtx = case_name(k->name);
       kb.key = key;
       kb.bandwidth = add;
       kb.work = add ? bytes : flops;
@@ -1114,7 +1126,7 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
         for (loom::PlanChoice const& c : k->ranked_plans(p, g.plans, g.plan_target)) {
           Bench pb = kb;
           pb.plan = c.spec;
-          pb.name = loom::case_name(k->name + "[plan=" + c.spec + "]", p) + suffix;
+          pb.name = case_name(k->name + "[plan=" + c.spec + "]") + suffix;
           pb.label = tagged("plan=" + c.spec + "; plan_desc=" + c.description + "; estimate_us=" + fmt_real(c.estimate_us) +
                             (c.inputs.empty() ? "" : "; " + c.inputs));
           out.push_back(pb);
@@ -1587,11 +1599,13 @@ void check_values(CLI::App const& app, Options& o, std::string const& user_min_t
   g.progress = o.progress;
 }
 
-// The sweep's cases; a sweep of none is an error.
+// The sweep's cases, --out-dtypes checked against it; a sweep of none is an error.
 std::vector<harness::Case> build_cases(Options const& o) {
   std::vector<harness::Case> cases;
   try {
-    for (auto const& spec : build_specs(o)) {
+    std::vector<harness::SweepSpec> const specs = build_specs(o);
+    cli::check_out_dtypes(o.shared.problem.out_dtypes.value_or(std::vector<DType>{}), specs);
+    for (auto const& spec : specs) {
       auto more = harness::expand(spec);
       cases.insert(cases.end(), more.begin(), more.end());
     }

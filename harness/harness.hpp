@@ -381,11 +381,10 @@ std::uint64_t case_seed(std::uint64_t seed, Problem const& p, int misalign);
 // A loom-validate command line that reruns exactly this case of this kernel, inputs included.
 std::string repro_command(std::string const& kernel, Problem const& p, int misalign, std::uint64_t seed);
 // Its sibling for loom-bench: a command line that times this case again, kernel, input types,
-// layout, M, N, K (not for add, which has none), alpha and beta; `providers` ("" for the default:
-// the kernel with its baselines) becomes --providers. loom-bench times minimal leading dimensions,
-// aligned pointers and the default output (default_output: the input dtype, bf16 for 8-bit inputs)
-// only, so those are not options; a case with another output dtype throws std::invalid_argument,
-// since no command reruns it.
+// output type where it is not the default one (default_output: the input dtype, bf16 for 8-bit
+// inputs), layout, M, N, K (not for add, which has none), alpha and beta; `providers` ("" for the
+// default: the kernel with its baselines) becomes --providers. loom-bench times minimal leading
+// dimensions and aligned pointers only, so those are not options.
 std::string bench_repro_command(std::string const& kernel, std::string const& providers, Problem const& p);
 
 // The kernels that --kernels PATTERNS and --ignore-kernels IGNORE name, in registry order. Each

@@ -71,11 +71,10 @@ std::string repro_command(std::string const& kernel, Problem const& p0, int misa
 }
 
 std::string bench_repro_command(std::string const& kernel, std::string const& providers, Problem const& p) {
+  std::string cmd = "loom-bench --kernels=" + kernel + " --dtypes=" + input_types(p);
   if (p.out_dtype != default_output(InputTypes(p.dtype, b_type(p))))
-    throw std::invalid_argument("loom-bench times no " + input_types(p) + " case with " + to_string(p.out_dtype) +
-                                " output");
-  std::string cmd = "loom-bench --kernels=" + kernel + " --dtypes=" + input_types(p) + " --layouts=" +
-                    layout_string(p) + " --m=" + std::to_string(p.m) + " --n=" + std::to_string(p.n);
+    cmd += std::string(" --out-dtypes=") + to_string(p.out_dtype);
+  cmd += " --layouts=" + layout_string(p) + " --m=" + std::to_string(p.m) + " --n=" + std::to_string(p.n);
   if (p.op == OpKind::gemm) cmd += " --k=" + std::to_string(p.k);
   // Both scalars, always: the defaults differ by op (beta 1 for add, 0 for gemm).
   cmd += " --alpha=" + shortest(p.alpha) + " --beta=" + shortest(p.beta);

@@ -249,7 +249,7 @@ TEST(HarnessSweep, ReproCommand) {
 }
 
 // loom-bench's repro line names every axis of a benchmark's case (K only for gemm; both scalars,
-// whose defaults differ by op) and refuses an output dtype loom-bench cannot time.
+// whose defaults differ by op; the output dtype where it is not the inputs' default).
 TEST(HarnessSweep, BenchReproCommand) {
   loom::Problem g;
   g.op = loom::OpKind::gemm;
@@ -270,7 +270,9 @@ TEST(HarnessSweep, BenchReproCommand) {
   EXPECT_EQ(loom::harness::bench_repro_command("add", "memcpy", a),
             "loom-bench --kernels=add --dtypes=f16 --layouts=ccc --m=2048 --n=7 --alpha=0.5 --beta=1 --providers=memcpy");
   g.out_dtype = loom::DType::f32;
-  EXPECT_THROW(loom::harness::bench_repro_command("sm80", "", g), std::invalid_argument);
+  EXPECT_EQ(loom::harness::bench_repro_command("sm80", "", g),
+            "loom-bench --kernels=sm80 --dtypes=bf16 --out-dtypes=f32 --layouts=rcr --m=1 --n=4096 --k=11008 "
+            "--alpha=1 --beta=0.1");
 }
 
 // The input types of the 8-bit pairs: their names, the outputs each takes and its default one.
@@ -376,7 +378,7 @@ TEST(HarnessSweep, DefaultValidateSweep8Bit) {
 }
 
 // An 8-bit pair's seed differs from its single type's, and the repro lines name the pair; an
-// output other than bf16 is named in loom-validate's and has no loom-bench line.
+// output other than bf16 is named in both (--out-dtypes), bf16 in neither.
 TEST(HarnessSweep, EightBitSeedsAndRepro) {
   loom::Problem p;
   p.op = loom::OpKind::gemm;
@@ -400,5 +402,8 @@ TEST(HarnessSweep, EightBitSeedsAndRepro) {
   EXPECT_NE(loom::harness::bench_repro_command("gemm", "", f).find(" --dtypes=e4m3xe5m2-fast "), std::string::npos);
   q.out_dtype = loom::DType::f32;
   EXPECT_NE(loom::harness::repro_command("gemm", q, 0, 5).find(" --out-dtypes=f32 "), std::string::npos);
-  EXPECT_THROW(loom::harness::bench_repro_command("gemm", "", q), std::invalid_argument);
+  EXPECT_NE(loom::harness::bench_repro_command("gemm", "", q).find(" --dtypes=e4m3xe5m2 --out-dtypes=f32 "),
+            std::string::npos);
+  q.out_dtype = loom::DType::bf16;  // 8-bit inputs' default output: no option
+  EXPECT_EQ(loom::harness::bench_repro_command("gemm", "", q).find("--out-dtypes"), std::string::npos);
 }
