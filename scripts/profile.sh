@@ -9,8 +9,8 @@
 # be opened side by side in ncu-ui or diffed with `ncu --import A --page details`.
 #
 # SHAPE is MxN (add; default 16384x16384) or MxNxK (gemm; default 4096x4096x4096). loom-bench args
-# may pick one dtype and one layout (--dtypes=f16 --layouts=rrr; default f32, ccc) or set
-# --alpha/--beta. loom-bench runs that case alone (no baselines, no warm-up, no verification launch:
+# may pick one dtype and one layout (--dtypes=f16 --layouts=rrr; default f32, ccc), one output
+# dtype (--out-dtypes=f32) or set --alpha/--beta. loom-bench runs that case alone (no baselines, no warm-up, no verification launch:
 # --verification=off, one timed launch) and ncu profiles the launch inside its NVTX range, selected
 # with --nvtx-include in the loom domain.
 # --clock-control=base|none (default base, ncu's own default): base locks the GPU's clocks to their
@@ -18,8 +18,8 @@
 # than loom-bench's; none leaves the clocks as loom-bench runs them, so that ncu's duration matches
 # loom-bench's median_us.
 # Writes, in results/, named after the case (CASE = KERNEL_DTYPE_LAYOUT_SHAPE, e.g.
-# sm90_bf16_rcr_4096x4096x4096; cublas_... with --baseline), so that profiles of other shapes do
-# not overwrite it:
+# sm90_bf16_rcr_4096x4096x4096, then _out-O for an --out-dtypes other than the input's default;
+# cublas_... with --baseline), so that profiles of other cases do not overwrite it:
 #   profile_CASE.ncu-rep   the report (open with ncu-ui, or ncu --import)
 #   profile_CASE.txt       short summary: duration, DRAM bandwidth (FLOP/s for gemm), occupancy,
 #                          top warp stalls, shared-memory bank conflicts (printed too)
@@ -59,6 +59,9 @@ for a in "$@"; do
       echo "profile.sh: $a is set by profile.sh (give KERNEL and SHAPE instead)" >&2
       exit 2 ;;
     --timeout=*) timeout_set=1; extra+=("$a") ;;
+    --out-dtypes=*,*)
+      echo "profile.sh: profile one output dtype at a time (got $a)" >&2
+      exit 2 ;;
     *) extra+=("$a") ;;
   esac
 done
@@ -112,9 +115,10 @@ else
   sweep+=(--providers=loom)
 fi
 
-# The exact case name (and so the NVTX range) as loom-bench spells it, e.g. add/f32/ccc/16384x16384x0.
+# The exact case name (and so the NVTX range) as loom-bench spells it, e.g. add/f32/ccc/16384x16384x0,
+# or sm90/bf16/rcr/4096x4096x4096/out=f32 for an output other than the inputs' default.
 case_name=$("$bench" "${sweep[@]}" "${extra[@]}" --benchmark_list_tests=true 2>/dev/null |
-  grep "^$row/" | head -n1 | cut -d/ -f1-4) || true
+  grep "^$row/" | head -n1 | sed -E 's#^(([^/]+/){3}[^/]+(/out=[^/]+)?).*#\1#') || true
 if [[ -z $case_name ]]; then
   echo "profile.sh: loom-bench has no case $row/$dtype/$layout/$shape; its output:" >&2
   "$bench" "${sweep[@]}" "${extra[@]}" --benchmark_list_tests=true >&2 || true
@@ -124,6 +128,7 @@ fi
 out=results
 mkdir -p "$out"
 base=$out/profile_${row}_${dtype}_${layout}_$shape
+[[ $case_name != */out=* ]] || base+=_out-${case_name##*/out=}
 rep=$base.ncu-rep
 log=$base.log
 : >"$log"

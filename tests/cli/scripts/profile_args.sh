@@ -20,6 +20,7 @@ bad 'providers=cublas is set by profile.sh' sm90 128x4096x4096 --baseline --prov
 bad 'clock-control is base or none' sm90 --baseline --clock-control=fast
 bad 'm=64 is set by profile.sh' sm90 --m=64 --baseline
 bad 'one dtype and one layout' sm90 --baseline --dtypes=bf16,f16
+bad 'one output dtype at a time \(got --out-dtypes=bf16,f32\)' sm90 --dtypes=bf16 --out-dtypes=bf16,f32
 # --baseline itself is no error: past the argument checks profile.sh goes on to its build and GPU
 # steps, which fail here (no build directory given, or no GPU) with another status than 2.
 LOOM_SKIP_BUILD=1 BUILD_DIR=/nonexistent bash "$prof" sm90 128x4096x4096 --baseline --dtypes=bf16 --layouts=rcr >/dev/null 2>&1
