@@ -703,6 +703,7 @@ BENCH_BAD = [
     ["--benchmark_display_aggregates_only=x"], ["--benchmark_context=x"], ["--v=x"],
     # A value the run would ignore.
     ["--max-cases=1"], ["--kernels=add", "--k=5"], ["--kernels=add", "--plans=1"], ["--kernels=sm90", "--providers=memcpy"],
+    ["--out-dtypes=half"], ["--kernels=add", "--out-dtypes=f32"], ["--dtypes=f16", "--out-dtypes=bf16"],
     ["--list", "--dtypes=half"], ["--list-kernels", "--kernels=x"],
 ]
 

@@ -35,6 +35,14 @@ expect "--scale=block" '--scale=block: block scales are not supported yet'
 expect "--kernels=gemm --dtypes=e4m3 --m=4096 --scale=block" '--scale=block: block scales are not supported yet'
 expect "--dtypes=e4m3 --scale=rows" '--scale is tensor or block, found "rows"'
 expect "--dtypes=bf16 --scale=tensor" '--scale is for 8-bit inputs, and --dtypes names none'
+# --out-dtypes as loom-validate takes it: the names the reports print, and outputs of the sweep's
+# gemm inputs only (a value none of them writes would be ignored).
+expect "--out-dtypes=half" '--out-dtypes: unknown dtype "half" (known: f32, f16, bf16)'
+expect "--dtypes=e4m3 --out-dtypes=e4m3" '--out-dtypes: unknown dtype "e4m3" (known: f32, f16, bf16)'
+expect "--kernels=add --out-dtypes=f32" "--out-dtypes is for gemm with f16, bf16 or 8-bit inputs, and the sweep has none"
+expect "--dtypes=f32 --out-dtypes=f16" "--out-dtypes is for gemm with f16, bf16 or 8-bit inputs, and the sweep has none"
+expect "--dtypes=f16 --out-dtypes=bf16" "--out-dtypes: bf16 is no output of the sweep's gemm inputs (f16: f16 or f32)"
+expect "--sweep=llm --dtypes=bf16 --out-dtypes=f16" "--out-dtypes: f16 is no output of the sweep's gemm inputs (bf16: bf16 or f32)"
 expect "--layouts=cxc" 'bad layout "cxc"'
 expect "--m=0" "sizes must be positive"
 expect "--n=-4" "sizes must be positive"
@@ -112,6 +120,9 @@ expect "--kernels=sm90 --providers=memcpy" "--providers: memcpy is the copy ceil
 expect "--list --dtypes=half" "--list lists every kernel and takes no other option, found --dtypes"
 expect "--list-kernels --providers=x" "--list-kernels lists every kernel and takes no other option, found --providers"
 expect "--kernels=add,sm90 --k=5 --plans=2 --providers=loom,memcpy --max-cases=1" "the sweep has"
+# --out-dtypes multiplies the cases it applies to, and is counted with them.
+expect "--dtypes=f16 --out-dtypes=f32,f16 --max-cases=1" "the sweep has"
+expect "--kernels=sm80 --dtypes=bf16 --m=4096 --out-dtypes=bf16,f32 --max-cases=1" "the sweep has 2 cases, more than the limit of 1"
 
 # Help and the kernel list need no GPU.
 checks=$((checks + 2))

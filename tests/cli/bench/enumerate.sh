@@ -71,6 +71,23 @@ check "tags: kernel label" '^sm80/bf16/rcr/4096x4096x4096 +would_run +.*gpu=h100
 "$bench" --mode=enumerate --sweep=llm --kernels=sm80 --dtypes=bf16 --m=1 --tags=gpu:h100 >"$tmp/out" 2>"$tmp/err"
 check "tags after sweep=llm" '^sm80/bf16/rcr/1x4096x4096 +would_run +.*sweep=llm; gpu=h100$'
 
+# --out-dtypes: gemm's D and C in another type, each a case of its own named .../out=O (a case of
+# the default output keeps its name), labelled out_dtype=O, beside a cuBLAS baseline of the same
+# type, with a repro that names it; f32 gemm writes f32 whatever the list holds.
+"$bench" --mode=enumerate --kernels=sm80,fma --dtypes=bf16,f32 --out-dtypes=bf16,f32 --layouts=rcr --m=4096 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
+check "out: the default output's row" '^sm80/bf16/rcr/4096x4096x4096 +would_run +4096 +4096 +4096 +dtype=bf16; layout=rcr$'
+check "out: f32 row" '^sm80/bf16/rcr/4096x4096x4096/out=f32 +would_run +4096 +4096 +4096 +dtype=bf16; layout=rcr; out_dtype=f32$'
+check "out: f32 baseline" '^cublas/bf16/rcr/4096x4096x4096/out=f32 +would_run +4096 +4096 +4096 +dtype=bf16; layout=rcr; out_dtype=f32$'
+check "out: f32 repro" '^  repro: loom-bench --kernels=sm80 --dtypes=bf16 --out-dtypes=f32 --layouts=rcr --m=4096 --n=4096 --k=4096 --alpha=1 --beta=0$'
+check "out: f32 inputs" '^fma/f32/rcr/4096x4096x4096 +would_run +4096 +4096 +4096 +dtype=f32; layout=rcr$'
+check "out: summary" '^enumerate: 6 benchmarks would run, 0 not_supported$'
+# Not a sweep list: the default sweep and a named one take it too.
+"$bench" --mode=enumerate --kernels=sm80 --out-dtypes=f32 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
+check "out: the default sweep" '^sm80/bf16/ccc/4096x4096x4096/out=f32 +would_run .*dtype=bf16; layout=ccc; out_dtype=f32$'
+! grep -Eq '^sm80/[^ ]*/[0-9]+x[0-9]+x[0-9]+ ' "$tmp/out" && echo "ok   out: no default-output row left" || { echo "FAIL out: default-output rows with --out-dtypes=f32"; fail=1; }
+"$bench" --mode=enumerate --sweep=llm --kernels=sm80 --dtypes=bf16 --m=1 --out-dtypes=f32 >"$tmp/out" 2>"$tmp/err"
+check "out: --sweep=llm" '^sm80/bf16/rcr/1x4096x4096/out=f32 +would_run .*dtype=bf16; layout=rcr; out_dtype=f32; sweep=llm$'
+
 # --list: loom-validate's table (header, dtypes, minimum compute capability).
 "$bench" --list >"$tmp/out" 2>"$tmp/err"
 check "--list header" '^kernel +op +dtypes +min_cc +description$'
@@ -124,6 +141,17 @@ if "$bench" --list | grep -E '^sm90 ' | grep -q e4m3; then
   "$bench" --mode=enumerate --kernels=sm90 --dtypes=e4m3 --layouts=rcc --m=4100 --n=4096 --k=4096 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
   check "8-bit: no cuBLASLt baseline" '^cublas/e4m3/rcc/4100x4096x4096 +not_supported .*no cuBLASLt baseline: ldc=4100 is not a multiple of 16 bytes of bf16'
   check "8-bit: the kernel's row without it" '^sm90/e4m3/rcc/4100x4096x4096 +would_run'
+  # --out-dtypes: f16 and f32 D, each a case of its own beside cuBLASLt writing the same type. At
+  # the shape above f32's ldc of 16400 bytes is one cuBLASLt takes, bf16's 8200 not.
+  "$bench" --mode=enumerate --kernels=sm90 --dtypes=e4m3 --out-dtypes=bf16,f32 --layouts=rcc --m=4100 --n=4096 --k=4096 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
+  check "8-bit out f32: kernel row" '^sm90/e4m3/rcc/4100x4096x4096/out=f32 +would_run +4100 +4096 +4096 +dtype=e4m3; layout=rcc; out_dtype=f32; scale=tensor$'
+  check "8-bit out f32: cuBLASLt baseline" '^cublas/e4m3/rcc/4100x4096x4096/out=f32 +would_run .*dtype=e4m3; layout=rcc; out_dtype=f32; scale=tensor; cuBLASLt FP8'
+  check "8-bit out f32: repro" '^  repro: loom-bench --kernels=sm90 --dtypes=e4m3 --out-dtypes=f32 --layouts=rcc --m=4100 --n=4096 --k=4096 --alpha=1 --beta=0$'
+  check "8-bit out bf16: no cuBLASLt baseline" '^cublas/e4m3/rcc/4100x4096x4096 +not_supported .*no cuBLASLt baseline: ldc=4100 is not a multiple of 16 bytes of bf16'
+  check "8-bit out: summary" '^enumerate: 3 benchmarks would run, 1 not_supported$'
+  "$bench" --mode=enumerate --kernels=sm90 --dtypes=e4m3xe5m2 --out-dtypes=f16 --m=4096 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
+  check "8-bit out f16: pair row" '^sm90/e4m3xe5m2/rcr/4096x4096x4096/out=f16 +would_run .*dtype=e4m3xe5m2; layout=rcr; out_dtype=f16; scale=tensor$'
+  check "8-bit out f16: cuBLASLt baseline" '^cublas/e4m3xe5m2/rcr/4096x4096x4096/out=f16 +would_run .*out_dtype=f16; scale=tensor; cuBLASLt FP8'
   "$bench" --mode=enumerate --sweep=llm --kernels=sm90 --dtypes=e4m3 --m=128 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
   check "8-bit: --sweep=llm" '^sm90/e4m3/rcr/128x[0-9]+x[0-9]+ +would_run .*dtype=e4m3; layout=rcr; out_dtype=bf16; scale=tensor; sweep=llm'
   check "8-bit: --sweep=llm summary" '^enumerate: 14 benchmarks would run, 0 not_supported$'

@@ -51,6 +51,8 @@ reruns() {
 # scalars; the llm sweep's rows (its label is not in the command; the case is).
 reruns --kernels=add,sm80,fma --dtypes=f16,f32 --layouts=ccc,rcr --m=1000 --n=96 --k=40 --alpha=1,0.5 --beta=0,-2
 reruns --sweep=llm --kernels=gemm,sm90 --dtypes=f16 --m=16
+# Output dtypes other than the default: the name's /out=O is the command's --out-dtypes=O.
+reruns --kernels=sm80,sm90 --dtypes=bf16,e4m3 --out-dtypes=bf16,f32 --m=256 --alpha=1,0.5
 [[ $checked -ge 40 ]] || { echo "FAIL: only $checked repro lines checked"; fail=1; }
 
 # --mode=enumerate prints the same command under each would_run row.
