@@ -12,6 +12,7 @@
 #include "harness/harness.hpp"
 #include "kernels/registry.hpp"
 #include "loom/gemm.hpp"
+#include "tests/cublas_check.hpp"
 #include "tests/gpu_test_util.hpp"
 
 using namespace loom;
@@ -71,15 +72,7 @@ Problem gemm_case(DType t, DType out, std::int64_t m, std::int64_t n, std::int64
 
 // D of `p` against cuBLAS, every element, within the dtype's tolerance.
 void expect_right(Problem const& p, CaseBuffers& buf, std::string const& what) {
-  cublasHandle_t h = nullptr;
-  ASSERT_EQ(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
-  DeviceMatrix ref(p.out_dtype, p.m, p.n, p.c, p.ldc, 0);
-  Operands rops = buf.operands();
-  rops.d = ref.data();
-  reference_cublas(p, rops, h, nullptr);
-  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  cublasDestroy(h);
-  ErrorStats const st = compare(to_host(buf.d), to_host(ref), p.out_dtype, p, typical_rms(p));
+  ErrorStats const st = loom::test::compare_with_cublas(p, buf);
   EXPECT_TRUE(st.pass) << what << ": " << st.why;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "harness/harness.hpp"
+#include "tests/cublas_check.hpp"
 #include "tests/gpu_test_util.hpp"
 
 namespace {
@@ -122,6 +123,22 @@ TEST(HarnessGpu, CublasMatchesHostReference) {
   EXPECT_EQ(checked, 8 * 2 * 2 * (1 + 3));  // f32 add and all three gemms
 }
 
+// An 8-bit gemm case: inputs t, output `out`, `layout` (three letters of r and c), default leading
+// dimensions.
+Problem gemm_8bit(InputTypes t, DType out, char const* layout, std::int64_t m, std::int64_t n, std::int64_t k,
+                  double alpha, double beta) {
+  Problem p;
+  p.op = OpKind::gemm;
+  p.dtype = t.a;
+  if (t.b != t.a) p.b_dtype = t.b;
+  p.out_dtype = out;
+  p.m = m, p.n = n, p.k = k;
+  p.alpha = alpha;
+  p.beta = beta;
+  EXPECT_TRUE(parse_layout(layout, &p)) << layout;
+  return with_default_lds(p);
+}
+
 // 8-bit gemm: cuBLAS over the exactly widened inputs, with the tensor scales, agrees with the fp64
 // reference on every layout, padded and misaligned, for each pair and output (both accumulate
 // exact products, in fp32 and fp64), and a reference without the scales does not.
@@ -136,16 +153,7 @@ TEST(HarnessGpu, CublasMatchesHostReference8Bit) {
     for (DType out : {DType::bf16, DType::f16, DType::f32})
       for (char const* layout : {"ccc", "ccr", "crc", "crr", "rcc", "rcr", "rrc", "rrr"})
         for (int mis : {0, 3}) {
-          Problem p;
-          p.op = OpKind::gemm;
-          p.dtype = t.a;
-          if (t.b != t.a) p.b_dtype = t.b;
-          p.out_dtype = out;
-          p.m = 37, p.n = 19, p.k = 45;
-          p.alpha = 0.5;
-          p.beta = mis ? -2 : 0;
-          ASSERT_TRUE(parse_layout(layout, &p));
-          p = with_default_lds(p);
+          Problem p = gemm_8bit(t, out, layout, 37, 19, 45, 0.5, mis ? -2 : 0);
           p.lda += mis, p.ldb += mis, p.ldc += mis;
           ASSERT_EQ(why_no_cublas(p), "");
           CaseBuffers buf = make_buffers(p, mis, seed);
@@ -190,16 +198,7 @@ TEST(HarnessGpu, CublasLtFp8MatchesHostReference) {
     for (DType out : {DType::bf16, DType::f16, DType::f32})
       for (char const* layout : {"rcr", "rcc"})
         for (double beta : {0.0, 0.5}) {
-          Problem p;
-          p.op = OpKind::gemm;
-          p.dtype = t.a;
-          if (t.b != t.a) p.b_dtype = t.b;
-          p.out_dtype = out;
-          p.m = 136, p.n = 264, p.k = 1040;
-          p.alpha = 1.5;
-          p.beta = beta;
-          ASSERT_TRUE(parse_layout(layout, &p));
-          p = with_default_lds(p);
+          Problem const p = gemm_8bit(t, out, layout, 136, 264, 1040, 1.5, beta);
           std::string const what = case_name("cublas", p) + ">" + to_string(out) + " beta " + std::to_string(beta);
           ASSERT_EQ(why_no_cublaslt(p), "") << what;
           CaseBuffers buf = make_buffers(p, 0, seed);
@@ -284,15 +283,7 @@ void expect_repeatable_and_right(KernelInfo const& k, Problem const& p, int cc, 
     bits.push_back(std::move(b));
   }
   EXPECT_TRUE(bits[0] == bits[1]) << "two runs differ";
-  cublasHandle_t h = nullptr;
-  ASSERT_EQ(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
-  DeviceMatrix ref(p.out_dtype, p.m, p.n, p.c, p.ldc, 0);
-  Operands rops = buf.operands();
-  rops.d = ref.data();
-  reference_cublas(p, rops, h, nullptr);
-  LOOM_CUDA(cudaDeviceSynchronize());
-  cublasDestroy(h);
-  ErrorStats st = compare(to_host(buf.d), to_host(ref), p.out_dtype, p, typical_rms(p));
+  ErrorStats const st = loom::test::compare_with_cublas(p, buf);
   EXPECT_TRUE(st.pass) << st.why;
 }
 
