@@ -42,11 +42,11 @@ cudaError_t gemm(Problem const& p0, Operands const& ops, cudaStream_t stream) {
   bool const bf16 = p.dtype == DType::bf16, fast = args.bytes_a == 16 && args.bytes_b == 16;
   // k-major: k has the unit stride (a static 1 in the kernel's global tensors).
   bool const ak = ga.stride[1] == 1, bk = gb.stride[1] == 1;
-#define LOOM_SM80_CASE(AK, BK) \
-  if (ak == AK && bk == BK) return launch_majors<AK, BK>(args, bf16, fast, stream);
+#define LOOM_SM80_CASE(AK, BK, BF16) \
+  if (ak == AK && bk == BK && bf16 == BF16) return launch_majors<AK, BK, BF16>(args, fast, stream);
   LOOM_SM80_INSTANCES(LOOM_SM80_CASE)
 #undef LOOM_SM80_CASE
-  return cudaErrorNotSupported;  // kernels/CMakeLists.txt lists all four pairs
+  return cudaErrorNotSupported;  // kernels/CMakeLists.txt lists all eight
 }
 
 std::string check(Problem const& p) {

@@ -3,10 +3,10 @@
 // (Problem::out_dtype). Every operand is row- or column-major with its own leading dimension; C may
 // alias D. Any M, N, K >= 1.
 //
-// Files: this header holds the kernel and its launcher, launch_majors<kAK, kBK>, instantiated once
-// per pair of operand majornesses (k-major or mn-major A, then B) in a generated translation unit
-// (kernels/CMakeLists.txt's loom_instances(sm80 ...)), so that the 16 kernels (4 majornesses x 2
-// dtypes x 16-byte copies or not) compile in four translation units side by side; gemm_sm80.cu
+// Files: this header holds the kernel and its launcher, launch_majors<kAK, kBK, kBF16>, instantiated
+// once per pair of operand majornesses (k-major or mn-major A, then B) and input type in a generated
+// translation unit (kernels/CMakeLists.txt's loom_instances(sm80 ...)), so that the 16 kernels (4
+// majornesses x 2 dtypes x 16-byte copies or not) compile in eight translation units side by side; gemm_sm80.cu
 // registers the kernel and picks the launcher; kernels/ptx_sm80.cuh holds its PTX.
 //
 // Problem: a column-major D is computed as D^T = B^T A^T, so the kernel always writes a row-major D
@@ -107,11 +107,12 @@ struct Args {
   bool pair_d;           // C and D take one store per two neighbouring columns
 };
 
-// Launches the kernels for a k-major (kAK) or mn-major A and a k-major (kBK) or mn-major B.
-template <bool kAK, bool kBK>
-cudaError_t launch_majors(Args const& args, bool bf16, bool fast, cudaStream_t stream);
+// Launches the kernels for a k-major (kAK) or mn-major A and a k-major (kBK) or mn-major B, of bf16
+// (kBF16) or f16.
+template <bool kAK, bool kBK, bool kBF16>
+cudaError_t launch_majors(Args const& args, bool fast, cudaStream_t stream);
 // The instances (kernels/CMakeLists.txt lists them; each compiles in a generated translation unit).
-#define LOOM_SM80_EXTERN(AK, BK) extern template cudaError_t launch_majors<AK, BK>(Args const&, bool, bool, cudaStream_t);
+#define LOOM_SM80_EXTERN(AK, BK, BF16) extern template cudaError_t launch_majors<AK, BK, BF16>(Args const&, bool, cudaStream_t);
 LOOM_SM80_INSTANCES(LOOM_SM80_EXTERN)
 #undef LOOM_SM80_EXTERN
 
@@ -525,17 +526,16 @@ cudaError_t launch_kernel(Args const& args, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-template <bool kAK, bool kBK>
-cudaError_t launch_majors(Args const& args, bool bf16, bool fast, cudaStream_t stream) {
+template <bool kAK, bool kBK, bool kBF16>
+cudaError_t launch_majors(Args const& args, bool fast, cudaStream_t stream) {
   using Cfg = Config<kAK, kBK>;
-  if (bf16) return fast ? launch_kernel<Cfg, true, true>(args, stream) : launch_kernel<Cfg, true, false>(args, stream);
-  return fast ? launch_kernel<Cfg, false, true>(args, stream) : launch_kernel<Cfg, false, false>(args, stream);
+  return fast ? launch_kernel<Cfg, kBF16, true>(args, stream) : launch_kernel<Cfg, kBF16, false>(args, stream);
 }
 
 }  // namespace loom::sm80
 
 // One instance's explicit instantiation (the generated translation units expand it).
-#define LOOM_SM80_INSTANTIATE(AK, BK) \
-  namespace loom::sm80 {              \
-  template cudaError_t launch_majors<AK, BK>(Args const&, bool, bool, cudaStream_t); \
+#define LOOM_SM80_INSTANTIATE(AK, BK, BF16) \
+  namespace loom::sm80 {                    \
+  template cudaError_t launch_majors<AK, BK, BF16>(Args const&, bool, cudaStream_t); \
   }
