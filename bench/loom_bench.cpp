@@ -51,11 +51,13 @@
 #include <functional>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -110,6 +112,7 @@ struct Options {
   bool append = false;
   std::string providers = "loom,cublas,memcpy";
   std::string verification = "on";  // --verification=on|off
+  std::string plan_set = "best";     // --plan-set=best|shapes
 
   // --kernels alone picks kernels out of the default sweep; the other sweep options replace it.
   bool custom_sweep() const { return shared.problem.any(); }
@@ -367,6 +370,7 @@ struct Global {
   std::string first_incorrect;
   bool progress = false;  // --progress
   int plans = 0;  // --plans: rows per kernel row for the model's best plans
+  bool plan_spread = false;  // --plan-set=shapes: the best plan of each kind (spread_plans), not the N best
   PlanTarget plan_target;  // --mode=enumerate's --card and --sms (a run: all zero, the GPU's)
   // --shard=I/N: plan() keeps the cases whose index in the sorted list of the sweep's cases is I
   // modulo N; shard_cases is how many it kept.
@@ -915,6 +919,30 @@ struct LeftOut {
   Problem problem;
 };
 
+// --plan-set=shapes: of a kernel's plans in its model's order, the first of each kind, at most
+// `count` of them. A plan in LOOM_SM90_PLAN's form "<shape>:<splits>:<swap>:<mode>" is of the kind
+// (shape, swap, whole / K split for every tile / the last wave split / stream-K), so that every
+// tile shape the kernel offers is timed whole and with the model's best split of each sort, whatever
+// the model estimates of its speed (fit data should not see only the plans the model already
+// favours); any other spec is a kind of its own.
+std::vector<loom::PlanChoice> spread_plans(std::vector<loom::PlanChoice> const& ranked, int count) {
+  auto kind = [](std::string const& spec) {
+    std::vector<std::string> f;
+    std::stringstream ss(spec);
+    for (std::string x; std::getline(ss, x, ':');) f.push_back(x);
+    if (f.size() != 4) return spec;
+    char const* sort = f[3] == "2" ? "stream" : f[3] == "1" ? "tail" : f[1] == "1" ? "whole" : "split";
+    return f[0] + ":" + f[2] + ":" + sort;
+  };
+  std::vector<loom::PlanChoice> out;
+  std::set<std::string> seen;
+  for (loom::PlanChoice const& c : ranked) {
+    if (int(out.size()) >= count) break;
+    if (seen.insert(kind(c.spec)).second) out.push_back(c);
+  }
+  return out;
+}
+
 // The benchmarks of a sweep, baselines first in each case. A kernel that cannot run a case on this
 // GPU (g.info.cc) is left out: noted on stderr, or, given `left_out`, collected there as
 // (name, reason).
@@ -1123,7 +1151,10 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
       // with the plan in words and the model's estimate (the first is the model's choice: the
       // kernel's own row runs it too).
       if (g.plans > 0 && k->ranked_plans && grp.misalign == 0) {
-        for (loom::PlanChoice const& c : k->ranked_plans(p, g.plans, g.plan_target)) {
+        std::vector<loom::PlanChoice> chosen =
+            k->ranked_plans(p, g.plan_spread ? std::numeric_limits<int>::max() : g.plans, g.plan_target);
+        if (g.plan_spread) chosen = spread_plans(chosen, g.plans);
+        for (loom::PlanChoice const& c : chosen) {
           Bench pb = kb;
           pb.plan = c.spec;
           pb.name = case_name(k->name + "[plan=" + c.spec + "]") + suffix;
@@ -1412,6 +1443,12 @@ void add_options(CLI::App& app, Options& o) {
                  "for each case, each a row named KERNEL[plan=SPEC]/... and labelled plan=SPEC; plan_desc=...; "
                  "estimate_us=... (the first is the model's choice; SPEC is LOOM_SM90_PLAN's form) (default: 0)")
       ->check(CLI::Range(0, 1000));
+  app.add_option("--plan-set", o.plan_set,
+                 "best (default): --plans times the model's N best plans. shapes: the model's best plan of each "
+                 "tile shape and orientation whole, K split for every tile and the last wave split (each its "
+                 "best split), at most N in the model's order, so that every shape is timed however the model "
+                 "rates it (fit data)")
+      ->check(CLI::IsMember({"best", "shapes"}));
   app.add_flag("--list-kernels", o.list_kernels,
                "List the kernels for scripts: one tab-separated line each of name, op, dtypes, description")
       ->disable_flag_override();
@@ -1643,6 +1680,8 @@ void check_run_options(CLI::App const& app, Options const& o) {
     die("--providers: memcpy is the copy ceiling of add, and no selected kernel computes add", 2);
   if (g.plans > 0 && !any_selected([](KernelInfo const& k) { return bool(k.ranked_plans); }))
     die("--plans: no selected kernel plans its problems with a model (see --list; sm90 does)", 2);
+  if (app.count("--plan-set") && g.plans == 0) die("--plan-set: it picks which plans --plans=N times; give --plans", 2);
+  g.plan_spread = o.plan_set == "shapes";
   if (o.shared.device.cc && !o.shared.device.enumerate && !o.repro)
     die("--compute-capability is for --mode=enumerate and --repro (a run takes the GPU's)", 2);
   if (o.shared.device.sms && !o.shared.device.enumerate) die("--sms is for --mode=enumerate (a run takes the GPU's)", 2);

@@ -167,11 +167,22 @@ TEST(Sm90Plan, TheModelReadsTheCard) {
   EXPECT_NEAR(slow.sm_peak_flops() / h100.sm_peak_flops(), 1755.0 / 1980.0, 1e-9);
 }
 
-TEST(Sm90Plan, EightBitInputsAreSixteenBitOnesOfHalfTheK) {
-  // A k tile is 128 bytes of K at either width, and 8-bit wgmma runs at twice the 16-bit rate: an
-  // e4m3/e5m2 problem of K weighs, plan for plan, what a bf16 one of K / 2 does (the same k tiles,
-  // bytes and time), over the instances built for 8-bit inputs (built_8bit). 8-bit operands are
-  // k-major only.
+// A machine whose 8-bit parameters are its 16-bit ones, and whose D stores from the registers cost
+// nothing: what the model was for 8-bit inputs before they had parameters of their own.
+Machine eight_as_sixteen() {
+  Machine mc;
+  for (int s = 0; s < kTileShapeCount; ++s) mc.efficiency_8bit[s] = mc.efficiency_8bit_accurate[s] = mc.efficiency[s];
+  mc.load_latency_us_8bit = mc.load_latency_us;
+  mc.direct_store_bw = 1e300;
+  return mc;
+}
+
+TEST(Sm90Plan, EightBitInputsAreSixteenBitOnesOfHalfTheKButForTheirParameters) {
+  // A k tile is 128 bytes of K at either width, and 8-bit wgmma runs at twice the 16-bit rate: with
+  // the 16-bit parameters, an e4m3/e5m2 problem of K weighs, plan for plan, what a bf16 one of K / 2
+  // does (the same k tiles, bytes and time), over the instances built for 8-bit inputs
+  // (built_8bit). 8-bit operands are k-major only.
+  Machine const mc = eight_as_sixteen();
   std::mt19937_64 rng(24);
   for (int i = 0; i < 300; ++i) {
     PlanInput f8, f16;
@@ -184,8 +195,8 @@ TEST(Sm90Plan, EightBitInputsAreSixteenBitOnesOfHalfTheK) {
     f8.type_b = i % 3 == 1 ? WgmmaType::kE5M2 : WgmmaType::kE4M3;
     f8.out_bytes = f16.out_bytes = int(1 + rng() % 2) * 2;
     std::vector<Plan> a, b;
-    for_each_plan(f8, Machine{}, [&](Plan const& p) { a.push_back(p); });
-    for_each_plan(f16, Machine{}, [&](Plan const& p) {
+    for_each_plan(f8, mc, [&](Plan const& p) { a.push_back(p); });
+    for_each_plan(f16, mc, [&](Plan const& p) {
       if (built_8bit(p.shape, p.swap ? f8.type_b : f8.type_a, p.swap ? f8.type_a : f8.type_b, f8.promote)) b.push_back(p);
     });
     ASSERT_FALSE(a.empty());
@@ -202,6 +213,58 @@ TEST(Sm90Plan, EightBitInputsAreSixteenBitOnesOfHalfTheK) {
   int offered = 0;
   for_each_plan(mn, Machine{}, [&](Plan const&) { ++offered; });
   EXPECT_EQ(offered, 0);
+}
+
+TEST(Sm90Plan, SixteenBitPlansDoNotReadTheEightBitParameters) {
+  // The 8-bit parameters were fitted on 8-bit timings alone: changing every one of them moves no
+  // 16-bit estimate, while the 8-bit ones move.
+  Machine other = eight_as_sixteen();
+  for (int s = 0; s < kTileShapeCount; ++s) other.efficiency_8bit[s] *= 0.5, other.efficiency_8bit_accurate[s] *= 0.25;
+  other.load_latency_us_8bit *= 3;
+  other.direct_store_bw = 1e9;
+  std::mt19937_64 rng(90);
+  int moved = 0;
+  for (int i = 0; i < 300; ++i) {
+    PlanInput in;
+    in.m = 1 + std::int64_t(rng() % 6000);
+    in.n = 1 + std::int64_t(rng() % 30000);
+    in.k = 1 + std::int64_t(rng() % 16000);
+    in.out_bytes = int(1 + rng() % 2) * 2;
+    in.beta = rng() % 2 == 1;
+    std::vector<Plan> a, b;
+    for_each_plan(in, Machine{}, [&](Plan const& p) { a.push_back(p); });
+    for_each_plan(in, other, [&](Plan const& p) { b.push_back(p); });
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t j = 0; j < a.size(); ++j) EXPECT_EQ(a[j].us, b[j].us) << describe(a[j]);
+    in.in_bytes = 1;
+    in.promote = i % 2 == 1;
+    moved += estimate_plan(in, choose_plan(in), Machine{}) != estimate_plan(in, choose_plan(in), other);
+  }
+  EXPECT_EQ(moved, 300);
+}
+
+TEST(Sm90Plan, EightBitDStoredFromTheRegistersCostsItsBytes) {
+  // 8-bit inputs: a swapped plan of a tile with a TMA store writes D^T from the registers, and
+  // costs D's bytes at direct_store_bw more than the same schedule would unswapped; at M = N the
+  // two orientations' schedules are the same, so that is the whole difference.
+  PlanInput in;
+  in.m = in.n = 3072;
+  in.k = 3072;
+  in.in_bytes = 1;
+  Machine mc;
+  mc.direct_store_bw = 2e10;
+  Plan whole{0, 1, false}, swapped{0, 1, true};
+  double const d = estimate_plan(in, swapped, mc) - estimate_plan(in, whole, mc);
+  Schedule const sc = make_schedule(kTileShapes[0], in.m, in.n, in.k, 1, false, in.res.wave(tile_cluster(kTileShapes[0])),
+                                    false, k_tile_of(1));
+  double const rounds = double(sc.whole_rounds() + sc.split_rounds());
+  EXPECT_NEAR(d, rounds * 128 * 256 * 2 / mc.direct_store_bw * 1e6, 1e-9 * d);
+  EXPECT_GT(d, 0);
+  // A tile narrower than a store box pays it in either orientation; 16-bit inputs in neither.
+  Plan narrow{17, 1, false}, narrow_swapped{17, 1, true};
+  EXPECT_NEAR(estimate_plan(in, narrow, mc), estimate_plan(in, narrow_swapped, mc), 1e-9);
+  in.in_bytes = 2;
+  EXPECT_NEAR(estimate_plan(in, swapped, mc), estimate_plan(in, whole, mc), 1e-9);
 }
 
 }  // namespace

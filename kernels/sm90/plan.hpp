@@ -20,7 +20,8 @@
 // once (Residency: measured on the device). The peak, the DRAM and the L2 bandwidths follow the
 // card's clocks and bus (Card, read per device); the shares of them, the per-tile efficiencies,
 // the per-SM rate and latency and the fixed costs are fitted parameters (Machine), not a table of
-// shapes. kernels/sm90/fit/ holds the timings they are checked against (test Sm90Fit) and the tool
+// shapes. 8-bit inputs have efficiencies of their own per accumulation mode, a load latency of
+// their own, and an epilogue term for D stored from the registers; 16-bit plans do not read them. kernels/sm90/fit/ holds the timings they are checked against (test Sm90Fit) and the tool
 // that refits them; the tests check the choices they lead to.
 #pragma once
 
@@ -120,6 +121,39 @@ struct Machine {
                                         0.65, 0.86, 0.873, 0.25, 0.45, 0.58, 0.60, 0.60,
                                         0.62, 0.68, 0.88, 0.72, 0.77, 0.62, 0.68, 0.66,
                                         0.74, 0.73, 0.87, 0.63, 0.72, 0.90};
+  // The same for 8-bit inputs (e4m3/e5m2), per tile shape, in each accumulation mode: the share of
+  // an SM's 8-bit tensor peak (twice the 16-bit one) a CTA sustains. Fast (the tensor cores sum all
+  // of K) and accurate (each k tile's partial added into fp32 registers: a second set of
+  // accumulators and a wait a k tile, kernels/sm90/mainloop.cuh) differ by tile, and neither is the
+  // 16-bit value: weighed with those, the model took 128x192 for the accurate mode where its two
+  // pieces on a 2x1 cluster measured 10-25% slower than 128x144, and underrated the narrow tiles
+  // of the fast mode. Fitted by loom-sm90-fit --only=8bit --rms-weight=1 (the accurate share held
+  // at or below the fast one) on kernels/sm90/fit/data/h100_8bit.csv: 22,000 forced e4m3 x e4m3
+  // plans of 622 problems, every built shape whole and split, on an H100 (docs/tuning/fp8.md,
+  // second round). The shares of shapes that bound neither compute nor the choice (the 16-wide
+  // ones at M = 1-64, where DRAM does) came out near 1 and mean little. Shapes not built for a
+  // mode (kernels/sm90/instances_8bit.hpp) are never weighed, and keep the 16-bit value. On the
+  // timed plans the fit halves the regret (fast 2.0% -> 1.1%, accurate 1.9% -> 0.9%), but
+  // `--sweep=llm` through gemm measured the same as with the 16-bit values (fast 0.940x against
+  // 0.942x cuBLASLt, accurate 0.781x against 0.784x, separate runs): the fastest timed plan is
+  // itself within 1-2% of the old picks there, so the kernel, not the choice, holds the gap.
+  double efficiency_8bit[kTileShapeCount] = {0.873, 0.744, 0.9742, 0.9927, 0.9759, 0.6826, 0.9751, 0.873,
+                                             0.65, 0.7998, 0.873, 0.25, 0.45, 0.58, 0.6, 0.6,
+                                             0.62, 0.7431, 0.88, 0.72, 0.77, 0.62, 0.68, 0.66,
+                                             0.74, 0.73, 0.87, 0.63, 0.72, 0.8119};
+  double efficiency_8bit_accurate[kTileShapeCount] = {0.9, 0.595, 0.4365, 0.4112, 0.4675, 0.3611, 0.9751, 0.6225,
+                                                      0.65, 0.86, 0.873, 0.25, 0.45, 0.58, 0.6, 0.6,
+                                                      0.62, 0.599, 0.88, 0.72, 0.77, 0.62, 0.68, 0.66,
+                                                      0.74, 0.73, 0.87, 0.63, 0.72, 0.9};
+  // 8-bit inputs: the rate at which one SM stores a tile of D from its registers (estimate_us's
+  // epilogue term: a swapped plan's transposed D, or a tile narrower than a store box). Forced on an
+  // H100, a swapped plan of a TMA-store tile measured 4-8% slower than the same plan unswapped at
+  // M = N and K = 16384, and 20-39% at K = 3072: a cost of D's size, not K's. Fitted with the
+  // shares above.
+  double direct_store_bw = 2.711e+10;
+  // 8-bit inputs: the TMA round trip that bounds an SM's rate with its stages in flight
+  // (load_latency_us for 16-bit inputs), fitted with the shares above.
+  double load_latency_us_8bit = 1.4;
   std::int64_t workspace_cap = std::int64_t(256) << 20;  // split-K partials, bytes
   // Whether stream-K plans are candidates. They are not: timed on an H100 (docs/tuning/sm90.md,
   // sixth round), the best stream-K plan was slower than the best other plan on 118 of 126
@@ -131,21 +165,27 @@ struct Machine {
   constexpr double sm_peak_flops() const { return kFlopsPerClock * card.sm_clock_khz * 1e3 * clock_share; }
   constexpr double dram_bw() const { return dram_share * card.dram_peak(); }
   constexpr double l2_bw() const { return l2_bytes_per_clk * card.sm_clock_khz * 1e3; }
+  // The share of the peak tile `shape` sustains with inputs of in_bytes bytes (promote: 8-bit's
+  // accurate mode).
+  constexpr double efficiency_of(int shape, int in_bytes, bool promote) const {
+    if (in_bytes != 1) return efficiency[shape];
+    return promote ? efficiency_8bit_accurate[shape] : efficiency_8bit[shape];
+  }
 };
 
 // The estimate of schedule `sc` of tile shape `shape` for a problem (m, n, k) in its orientation.
 // It has no epilogue term: one that charged swapped plans their direct stores measured worse
 // (docs/tuning/sm90.md, sixth round).
 inline double estimate_us(int shape, Schedule const& sc, std::int64_t m, std::int64_t n, std::int64_t k, int out_bytes,
-                          bool beta, Machine const& mc = {}, int in_bytes = 2) {
+                          bool beta, Machine const& mc = {}, int in_bytes = 2, bool promote = false, bool swap = false) {
   TileShape const t = kTileShapes[shape];
   // CTA tiles, in whole clusters; rounds of work units on the busiest cluster; the CTA tiles split.
   std::int64_t const tiles_m = sc.cluster_rows * sc.cluster_m, tiles_n = sc.cluster_cols * sc.cluster_n;
   std::int64_t const waves = sc.whole_rounds() + sc.split_rounds(), split = sc.split_ctas();
   std::int64_t const sm_k_tiles = sc.whole_rounds() * sc.k_tiles + sc.split_rounds() * sc.split_k_tiles();
-  // 8-bit inputs run at twice the 16-bit tensor rate on sm_90, over a k tile twice as deep: a k tile
-  // takes the same time at either width (the efficiencies are the 16-bit ones).
-  double const sm_flops = mc.sm_peak_flops() * (2.0 / in_bytes) * mc.efficiency[shape];
+  // 8-bit inputs run at twice the 16-bit tensor rate on sm_90, over a k tile twice as deep: at the
+  // same efficiency a k tile takes the same time at either width.
+  double const sm_flops = mc.sm_peak_flops() * (2.0 / in_bytes) * mc.efficiency_of(shape, in_bytes, promote);
   double const ktile_us = 2.0 * t.bm * t.bn * k_tile_of(in_bytes) / sm_flops * 1e6;
   double const compute = double(sm_k_tiles) * ktile_us;
   // DRAM: each operand once, D once (C once more); L2 -> SMs: every tile's panels, A's shared by
@@ -164,9 +204,17 @@ inline double estimate_us(int shape, Schedule const& sc, std::int64_t m, std::in
   // problem on few SMs cannot reach the DRAM bandwidth, and a small tile's shallow ring less so.
   double const per_sm = double(sm_k_tiles) * 128.0 * (t.bm + t.bn);  // 128 bytes of K a k tile
   double const in_flight = double(std::min(tile_stages(t), kModelStages)) * double(tile_stage_bytes(t));
-  double const sm_rate = std::min(mc.sm_load_bw, in_flight / (mc.load_latency_us * 1e-6));
+  double const latency_us = in_bytes == 1 ? mc.load_latency_us_8bit : mc.load_latency_us;
+  double const sm_rate = std::min(mc.sm_load_bw, in_flight / (latency_us * 1e-6));
   double const memory = std::max({dram / mc.dram_bw(), l2 / mc.l2_bw(), per_sm / sm_rate}) * 1e6;
-  return std::max(compute, memory) + mc.overlap_loss * std::min(compute, memory) + fixup + double(waves) * mc.wave_us;
+  // 8-bit inputs: D stored from the registers (a swapped plan's transposed D, or a tile narrower than
+  // a store box) costs each tile's bytes at direct_store_bw, not hidden behind the next tile's main
+  // loop. 16-bit plans have no such term (kept as they were fitted: docs/tuning/sm90.md, sixth round).
+  double epilogue = 0;
+  if (in_bytes == 1 && (swap || !tile_has_tma_store(t)))
+    epilogue = double(waves) * double(t.bm * t.bn) * out_bytes * (beta ? 2 : 1) / mc.direct_store_bw * 1e6;
+  return std::max(compute, memory) + mc.overlap_loss * std::min(compute, memory) + fixup + epilogue +
+         double(waves) * mc.wave_us;
 }
 
 // The same for a plan's tile shape and split on a device of `sms` SMs, every one of them taking a
@@ -185,7 +233,7 @@ inline double estimate_plan(PlanInput const& in, Plan const& p, Machine const& m
   std::int64_t const m = p.swap ? in.n : in.m, n = p.swap ? in.m : in.n;
   Schedule const sc =
       make_schedule(t, m, n, in.k, p.splits, p.tail, in.res.wave(tile_cluster(t)), p.stream, k_tile_of(in.in_bytes));
-  return estimate_us(p.shape, sc, m, n, in.k, in.out_bytes, in.beta, mc, in.in_bytes);
+  return estimate_us(p.shape, sc, m, n, in.k, in.out_bytes, in.beta, mc, in.in_bytes, in.promote, p.swap);
 }
 
 // Every plan the model weighs for a problem, with its estimate, in a fixed order: every tile shape
@@ -211,7 +259,8 @@ void for_each_plan(PlanInput const& in, Machine const& mc, F&& f) {
       int const kt = k_tile_of(in.in_bytes);
       std::int64_t const k_tiles = ceil_div(in.k, kt);
       auto consider = [&](Schedule const& sc, int s, bool tail, bool stream = false) {
-        f(Plan{t, s, swap != 0, estimate_us(t, sc, m, n, in.k, in.out_bytes, in.beta, mc, in.in_bytes), tail, stream});
+        f(Plan{t, s, swap != 0, estimate_us(t, sc, m, n, in.k, in.out_bytes, in.beta, mc, in.in_bytes, in.promote, swap != 0),
+               tail, stream});
       };
       Schedule const whole = make_schedule(ts, m, n, in.k, 1, false, wave, false, kt);
       consider(whole, 1, false);

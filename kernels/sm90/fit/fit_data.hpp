@@ -33,17 +33,42 @@ struct Timing {
   double us = 0;  // measured: the CUDA-event median after an L2 flush
 };
 
-// The CSV's columns, in order (collect.py writes them).
+// The CSV's columns, in order (collect.py writes them): kColumns, then the inputs' type as loom-bench
+// names it without its mode (bf16, f16, e4m3, e4m3xe5m2, e5m2xe4m3) and whether 8-bit partial sums
+// are promoted (1: the accurate mode; 0: -fast, and 16-bit). Files of kColumns alone (written before
+// 8-bit inputs were timed) hold 16-bit timings.
 inline constexpr char const* kColumns =
     "card,sms,clusters1,clusters2,clusters4,clusters8,sm_khz,mem_khz,bus_bits,a_k_major,b_k_major,out_bytes,beta,m,n,k,"
     "plan,median_us";
+inline constexpr char const* kTypeColumns = "dtype,promote";
+
+// The input types a dtype column names (A's, then B's where they differ), or false.
+inline bool parse_input_types(std::string const& dtype, PlanInput* in) {
+  auto one = [](std::string const& t, WgmmaType* w) {
+    if (t == "e4m3") *w = WgmmaType::kE4M3;
+    else if (t == "e5m2") *w = WgmmaType::kE5M2;
+    else return false;
+    return true;
+  };
+  if (dtype == "bf16" || dtype == "f16") {
+    in->in_bytes = 2;
+    return true;
+  }
+  std::size_t const x = dtype.find('x');
+  std::string const a = dtype.substr(0, x), b = x == std::string::npos ? a : dtype.substr(x + 1);
+  in->in_bytes = 1;
+  return one(a, &in->type_a) && one(b, &in->type_b);
+}
 
 // Reads one data file; throws std::runtime_error naming the file and line of anything malformed.
 inline std::vector<Timing> read_csv(std::string const& path) {
   std::ifstream f(path);
   if (!f) throw std::runtime_error(path + ": cannot be read");
   std::string line;
-  if (!std::getline(f, line) || line != kColumns) throw std::runtime_error(path + ": the header is not " + std::string(kColumns));
+  std::string const typed = std::string(kColumns) + "," + kTypeColumns;
+  if (!std::getline(f, line) || (line != kColumns && line != typed))
+    throw std::runtime_error(path + ": the header is neither " + std::string(kColumns) + " nor that and " + kTypeColumns);
+  std::size_t const fields = line == typed ? 20 : 18;
   std::vector<Timing> out;
   for (int no = 2; std::getline(f, line); ++no) {
     if (line.empty()) continue;
@@ -51,7 +76,7 @@ inline std::vector<Timing> read_csv(std::string const& path) {
     std::stringstream ss(line);
     for (std::string x; std::getline(ss, x, ',');) c.push_back(x);
     auto bad = [&](char const* why) { return std::runtime_error(path + ":" + std::to_string(no) + ": " + why); };
-    if (c.size() != 18) throw bad("not 18 fields");
+    if (c.size() != fields) throw bad(fields == 20 ? "not 20 fields" : "not 18 fields");
     try {
       Timing t;
       t.card = c[0];
@@ -67,6 +92,11 @@ inline std::vector<Timing> read_csv(std::string const& path) {
       if (!parse_plan_spec(c[16], &t.plan)) throw bad("the plan is not a LOOM_SM90_PLAN spec");
       t.us = std::stod(c[17]);
       if (!(t.us > 0)) throw bad("median_us is not positive");
+      if (fields == 20) {
+        if (!parse_input_types(c[18], &t.in)) throw bad("the dtype is none of bf16, f16, e4m3, e5m2 and their pairs");
+        if (c[19] != "0" && c[19] != "1") throw bad("promote is not 0 or 1");
+        t.in.promote = t.in.in_bytes == 1 && c[19] == "1";
+      }
       out.push_back(t);
     } catch (std::logic_error const&) {
       throw bad("a number does not parse");
@@ -75,15 +105,34 @@ inline std::vector<Timing> read_csv(std::string const& path) {
   return out;
 }
 
-// The timings of one problem on one card.
+// The accumulation modes, whose timings are scored apart: 16-bit inputs, 8-bit fast, 8-bit accurate.
+enum class Mode { k16Bit, k8BitFast, k8BitAccurate };
+inline Mode mode_of(PlanInput const& in) {
+  return in.in_bytes != 1 ? Mode::k16Bit : in.promote ? Mode::k8BitAccurate : Mode::k8BitFast;
+}
+inline char const* mode_name(Mode m) {
+  return m == Mode::k16Bit ? "16-bit" : m == Mode::k8BitFast ? "8-bit fast" : "8-bit accurate";
+}
+// The timings of `all` in mode m.
+inline std::vector<Timing> of_mode(std::vector<Timing> const& all, Mode m) {
+  std::vector<Timing> out;
+  for (Timing const& t : all)
+    if (mode_of(t.in) == m) out.push_back(t);
+  return out;
+}
+
+// The timings of one problem (its inputs' types and mode among what defines it) on one card.
 struct Group {
   std::vector<Timing> timings;
 };
 inline std::vector<Group> groups_of(std::vector<Timing> const& all) {
-  std::map<std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t, bool, bool, int, bool>, std::size_t> index;
+  std::map<std::tuple<std::string, std::int64_t, std::int64_t, std::int64_t, bool, bool, int, bool, int, int, int, bool>,
+           std::size_t>
+      index;
   std::vector<Group> out;
   for (Timing const& t : all) {
-    auto const key = std::make_tuple(t.card, t.in.m, t.in.n, t.in.k, t.in.a_k_major, t.in.b_k_major, t.in.out_bytes, t.in.beta);
+    auto const key = std::make_tuple(t.card, t.in.m, t.in.n, t.in.k, t.in.a_k_major, t.in.b_k_major, t.in.out_bytes, t.in.beta,
+                                     t.in.in_bytes, int(t.in.type_a), int(t.in.type_b), t.in.promote);
     auto [it, fresh] = index.emplace(key, out.size());
     if (fresh) out.emplace_back();
     out[it->second].timings.push_back(t);
@@ -121,7 +170,8 @@ inline Score score(std::vector<Group> const& groups, Machine mc) {
     if (regret > s.max_regret || s.groups == 0) {
       s.max_regret = regret;
       Timing const& t = g.timings.front();
-      s.worst = t.card + " " + std::to_string(t.in.m) + "x" + std::to_string(t.in.n) + "x" + std::to_string(t.in.k);
+      s.worst = t.card + " " + std::to_string(t.in.m) + "x" + std::to_string(t.in.n) + "x" + std::to_string(t.in.k) +
+                (t.in.in_bytes == 1 ? std::string(" ") + mode_name(mode_of(t.in)) : "");
     }
     ++s.groups;
   }

@@ -4,13 +4,18 @@
 //
 //   build/loom-sm90-fit kernels/sm90/fit/data/*.csv
 //   build/loom-sm90-fit --only='efficiency[128x224]' kernels/sm90/fit/data/*.csv
+//   build/loom-sm90-fit --only=8bit kernels/sm90/fit/data/*.csv
 //
-// --only=NAME[,NAME...] fits those parameters alone (the names it prints), holding the rest.
+// --only=NAME[,NAME...] fits those parameters alone (the names it prints), holding the rest;
+// --only=8bit fits the 8-bit efficiencies of the shapes built for e4m3 x e4m3 (both modes) and the
+// 8-bit epilogue's direct_store_bw. The
+// score is printed per mode (16-bit, 8-bit fast, 8-bit accurate) of the data, and over all of it.
 // The objective is the mean regret (how much slower the model's pick among the timed plans measured
-// than the fastest one) plus a tenth of the rms log error of the estimates, which keeps the estimates
-// near the times themselves, not only their order. The search is coordinate descent over
+// than the fastest one) plus a tenth (--rms-weight) of the rms log error of the estimates, which
+// keeps the estimates near the times themselves, not only their order. The search is coordinate descent over
 // multiplicative steps, starting from the committed parameters; shares stay in (0, 1].
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 #include <vector>
@@ -27,13 +32,27 @@ struct Param {
   char const* name;
   double* value;
   double max;  // 0: unbounded
+  double const* cap = nullptr;    // another parameter this one stays at or below
+  double const* floor = nullptr;  // another parameter this one stays at or above
 };
 
-double objective(Score const& s) { return s.mean_regret + 0.1 * s.rms_log_error; }
+double rms_weight = 0.1;  // --rms-weight
+double objective(Score const& s) { return s.mean_regret + rms_weight * s.rms_log_error; }
 
 void print(char const* what, Score const& s) {
   std::printf("%s: %d problems, mean regret %.2f%%, max %.2f%% (%s), rms log error %.3f\n", what, s.groups,
               100 * s.mean_regret, 100 * s.max_regret, s.worst.c_str(), s.rms_log_error);
+}
+
+// The score over all timings, and per mode where the data has more than one.
+void print_modes(char const* what, std::vector<loom::sm90::fit::Timing> const& all, Machine const& mc) {
+  using namespace loom::sm90::fit;
+  print(what, score(groups_of(all), mc));
+  for (Mode m : {Mode::k16Bit, Mode::k8BitFast, Mode::k8BitAccurate}) {
+    std::vector<Timing> const t = of_mode(all, m);
+    if (t.empty() || t.size() == all.size()) continue;
+    print((std::string("  ") + mode_name(m)).c_str(), score(groups_of(t), mc));
+  }
 }
 
 }  // namespace
@@ -41,12 +60,19 @@ void print(char const* what, Score const& s) {
 int main(int argc, char** argv) {
   std::string only;  // ",NAME,NAME,": the parameters --only names
   int first = 1;
-  if (argc > 1 && std::string(argv[1]).rfind("--only=", 0) == 0) {
-    only.append(",").append(argv[1] + 7).append(",");
-    first = 2;
+  for (; first < argc && std::string(argv[first]).rfind("--", 0) == 0; ++first) {
+    std::string const a = argv[first];
+    if (a.rfind("--only=", 0) == 0) {
+      only.append(",").append(a.substr(7)).append(",");
+    } else if (a.rfind("--rms-weight=", 0) == 0) {
+      rms_weight = std::atof(a.c_str() + 13);
+    } else {
+      std::fprintf(stderr, "loom-sm90-fit: unknown option %s\n", a.c_str());
+      return 2;
+    }
   }
   if (argc <= first) {
-    std::fprintf(stderr, "usage: loom-sm90-fit [--only=NAME,...] DATA.csv...\n");
+    std::fprintf(stderr, "usage: loom-sm90-fit [--only=NAME,...] [--rms-weight=W] DATA.csv...\n");
     return 2;
   }
   std::vector<loom::sm90::fit::Timing> all;
@@ -62,19 +88,42 @@ int main(int argc, char** argv) {
   std::vector<Group> const groups = loom::sm90::fit::groups_of(all);
   Machine mc;
   Score const before = loom::sm90::fit::score(groups, mc);
-  print("committed", before);
+  print_modes("committed", all, mc);
 
   std::vector<Param> params = {{"clock_share", &mc.clock_share, 1},    {"dram_share", &mc.dram_share, 1},
                                {"l2_bytes_per_clk", &mc.l2_bytes_per_clk, 0}, {"sm_load_bw", &mc.sm_load_bw, 0},
                                {"load_latency_us", &mc.load_latency_us, 0}, {"fixup_us", &mc.fixup_us, 0},
                                {"fixup_bw", &mc.fixup_bw, 0},           {"wave_us", &mc.wave_us, 0},
                                {"overlap_loss", &mc.overlap_loss, 1}};
-  static std::string names[loom::sm90::kTileShapeCount];
+  static std::string names[3][loom::sm90::kTileShapeCount];
   for (int i = 0; i < loom::sm90::kTileShapeCount; ++i) {
-    names[i] = std::string("efficiency[") + loom::sm90::kTileShapes[i].name + "]";
-    params.push_back({names[i].c_str(), &mc.efficiency[i], 1});
+    names[0][i] = std::string("efficiency[") + loom::sm90::kTileShapes[i].name + "]";
+    params.push_back({names[0][i].c_str(), &mc.efficiency[i], 1});
   }
-  if (!only.empty()) {
+  // The 8-bit efficiencies of the shapes built for e4m3 x e4m3 in each mode (the others are never
+  // weighed).
+  using loom::sm90::WgmmaType;
+  std::size_t const first_8bit = params.size();
+  for (int i = 0; i < loom::sm90::kTileShapeCount; ++i) {
+    char const* name = loom::sm90::kTileShapes[i].name;
+    bool const fast = loom::sm90::built_8bit(i, WgmmaType::kE4M3, WgmmaType::kE4M3, false);
+    bool const accurate = loom::sm90::built_8bit(i, WgmmaType::kE4M3, WgmmaType::kE4M3, true);
+    if (fast) {
+      names[1][i] = std::string("efficiency_8bit[") + name + "]";
+      params.push_back({names[1][i].c_str(), &mc.efficiency_8bit[i], 1, nullptr,
+                        accurate ? &mc.efficiency_8bit_accurate[i] : nullptr});
+    }
+    if (accurate) {
+      // The accurate mode does the fast mode's wgmmas and more: never the higher share.
+      names[2][i] = std::string("efficiency_8bit_accurate[") + name + "]";
+      params.push_back({names[2][i].c_str(), &mc.efficiency_8bit_accurate[i], 1, fast ? &mc.efficiency_8bit[i] : nullptr});
+    }
+  }
+  params.push_back({"direct_store_bw", &mc.direct_store_bw, 0});
+  params.push_back({"load_latency_us_8bit", &mc.load_latency_us_8bit, 0});
+  if (only == ",8bit,") {
+    params.erase(params.begin(), params.begin() + std::ptrdiff_t(first_8bit));
+  } else if (!only.empty()) {
     std::vector<Param> kept;
     for (Param const& p : params)
       if (only.find(std::string(",").append(p.name).append(",")) != std::string::npos) kept.push_back(p);
@@ -93,7 +142,7 @@ int main(int argc, char** argv) {
       double keep = start;
       for (double f : steps) {
         double const v = start * f;
-        if (p.max > 0 && v > p.max) continue;
+        if ((p.max > 0 && v > p.max) || (p.cap && v > *p.cap) || (p.floor && v < *p.floor)) continue;
         *p.value = v;
         double const o = objective(loom::sm90::fit::score(groups, mc));
         if (o < best - 1e-9) best = o, keep = v, improved = true;
@@ -102,7 +151,7 @@ int main(int argc, char** argv) {
     }
     if (!improved) break;
   }
-  print("fitted", loom::sm90::fit::score(groups, mc));
+  print_modes("fitted", all, mc);
   std::printf("parameters:\n");
   // Six digits: the regret is a count of picks, and values printed to four moved ties (2.6% fitted, 3.0% pasted).
   for (Param const& p : params) std::printf("  %-24s %.6g\n", p.name, *p.value);

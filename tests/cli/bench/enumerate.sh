@@ -119,6 +119,21 @@ check "plans: a row per plan" '^sm90\[plan=[0-9]+:[0-9]+:[01]:[012]\]/bf16/rcr/6
 [[ $(grep -c '^sm90\[plan=' "$tmp/out") -eq 3 ]] && echo "ok   plans: three rows" || { echo "FAIL plans rows: $(grep -c '^sm90\[plan=' "$tmp/out")"; fail=1; }
 first=$(grep -m1 -o 'plan_desc=[^;]*' "$tmp/out" | cut -d= -f2)
 grep -q "^  plan: tma $first\$" "$tmp/out" && echo "ok   plans: the first is the model's choice" || { echo "FAIL plans: first is $first, the kernel's plan is $(grep -m1 '^  plan: ' "$tmp/out")"; fail=1; }
+# --plan-set=shapes: the best plan of each kind (tile shape, orientation; whole, K split for every
+# tile, the last wave split), however the model rates the shape: at 64 x 4096 x 4096 every shape of
+# the menu takes rcr in both orientations (M = 64 is every shape's min_m), so each is timed whole
+# both ways, and no kind twice; the first is still the model's choice, and N caps the rows.
+"$bench" --mode=enumerate --kernels=sm90 --plans=1000 --plan-set=shapes --dtypes=bf16 --layouts=rcr --m=64 --n=4096 --k=4096 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
+shapes=$(grep -c '^sm90\[plan=[0-9]*:1:[01]:0\]' "$tmp/out")
+[[ $shapes -eq 60 ]] && echo "ok   plan-set: every shape whole, both ways (60)" ||
+  { echo "FAIL plan-set: $shapes whole plans, not 60"; fail=1; }
+kinds=$(grep -o '^sm90\[plan=[0-9]*:[0-9]*:[01]:[012]' "$tmp/out" | sed -E 's/^sm90\[plan=([0-9]+):([0-9]+):([01]):([012])/\1 \3 \4 \2/' |
+  awk '{print $1, $2, $3, ($3 == 0 && $4 > 1) ? "split" : "one"}' | sort | uniq -d | wc -l)
+[[ $kinds -eq 0 ]] && echo "ok   plan-set: no kind twice" || { echo "FAIL plan-set: $kinds kinds timed twice"; fail=1; }
+first=$(grep -m1 -o 'plan_desc=[^;]*' "$tmp/out" | cut -d= -f2)
+grep -q "^  plan: tma $first\$" "$tmp/out" && echo "ok   plan-set: the first is the model's choice" || { echo "FAIL plan-set: first is $first"; fail=1; }
+"$bench" --mode=enumerate --kernels=sm90 --plans=5 --plan-set=shapes --dtypes=bf16 --layouts=rcr --m=64 --n=4096 --k=4096 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
+[[ $(grep -c '^sm90\[plan=' "$tmp/out") -eq 5 ]] && echo "ok   plan-set: --plans=5 caps it" || { echo "FAIL plan-set rows with --plans=5: $(grep -c '^sm90\[plan=' "$tmp/out")"; fail=1; }
 "$bench" --mode=enumerate --kernels=add --plans=3 --dtypes=f32 --layouts=ccc --m=64 >"$tmp/out" 2>"$tmp/err"
 [[ $(grep -c '\[plan=' "$tmp/out") -eq 0 ]] && echo "ok   plans: none for a kernel without a model" || { echo "FAIL plans rows for add"; fail=1; }
 
