@@ -73,40 +73,32 @@ TEST(Sm90Fit, TheModelPicksNearTheFastestTimedEightBitPlan) {
 
 TEST(Sm90Fit, MalformedDataIsRefusedWithItsLine) {
   std::string const path = std::filesystem::temp_directory_path() / "loom_sm90_fit_bad.csv";
-  {
+  auto write = [&](std::string const& header, std::string const& row) {
     std::ofstream f(path);
-    f << kColumns << "\n";
-    f << "H100,132,132,66,30,15,1980000,2619000,5120,1,1,2,0,16,5120,5120,99:1:0:0,21.3\n";
-  }
-  try {
-    read_csv(path);
-    FAIL() << "a plan of shape 99 was taken";
-  } catch (std::runtime_error const& e) {
-    EXPECT_NE(std::string(e.what()).find(":2: the plan"), std::string::npos) << e.what();
-  }
+    f << header << "\n" << row << "\n";
+  };
+  // read_csv refuses the file, naming line 2 and `what` in its message.
+  auto expect_refused = [&](char const* what, char const* taken) {
+    try {
+      read_csv(path);
+      FAIL() << taken << " was taken";
+    } catch (std::runtime_error const& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string(":2: ") + what), std::string::npos) << e.what();
+    }
+  };
+  std::string const typed = std::string(kColumns) + "," + kTypeColumns;
+  write(kColumns, "H100,132,132,66,30,15,1980000,2619000,5120,1,1,2,0,16,5120,5120,99:1:0:0,21.3");
+  expect_refused("the plan", "a plan of shape 99");
   // With the input types: an 8-bit row is read with its mode, and an unknown type is refused.
-  {
-    std::ofstream f(path);
-    f << kColumns << "," << kTypeColumns << "\n";
-    f << "H100,132,132,66,30,15,1980000,2619000,5120,1,1,2,0,16,5120,5120,3:1:1:0,21.3,e4m3xe5m2,1\n";
-  }
+  write(typed, "H100,132,132,66,30,15,1980000,2619000,5120,1,1,2,0,16,5120,5120,3:1:1:0,21.3,e4m3xe5m2,1");
   std::vector<Timing> const t = read_csv(path);
   ASSERT_EQ(t.size(), 1u);
   EXPECT_EQ(t[0].in.in_bytes, 1);
   EXPECT_EQ(t[0].in.type_b, WgmmaType::kE5M2);
   EXPECT_TRUE(t[0].in.promote);
   EXPECT_EQ(mode_of(t[0].in), Mode::k8BitAccurate);
-  {
-    std::ofstream f(path);
-    f << kColumns << "," << kTypeColumns << "\n";
-    f << "H100,132,132,66,30,15,1980000,2619000,5120,1,1,2,0,16,5120,5120,3:1:1:0,21.3,e4m4,0\n";
-  }
-  try {
-    read_csv(path);
-    FAIL() << "dtype e4m4 was taken";
-  } catch (std::runtime_error const& e) {
-    EXPECT_NE(std::string(e.what()).find(":2: the dtype"), std::string::npos) << e.what();
-  }
+  write(typed, "H100,132,132,66,30,15,1980000,2619000,5120,1,1,2,0,16,5120,5120,3:1:1:0,21.3,e4m4,0");
+  expect_refused("the dtype", "dtype e4m4");
   std::remove(path.c_str());
 }
 

@@ -21,8 +21,9 @@
 // card's clocks and bus (Card, read per device); the shares of them, the per-tile efficiencies,
 // the per-SM rate and latency and the fixed costs are fitted parameters (Machine), not a table of
 // shapes. 8-bit inputs have efficiencies of their own per accumulation mode, a load latency of
-// their own, and an epilogue term for D stored from the registers; 16-bit plans do not read them. kernels/sm90/fit/ holds the timings they are checked against (test Sm90Fit) and the tool
-// that refits them; the tests check the choices they lead to.
+// their own, and an epilogue term for D stored from the registers; 16-bit plans do not read them.
+// kernels/sm90/fit/ holds the timings they are checked against (test Sm90Fit) and the tool that
+// refits them; the tests check the choices they lead to.
 #pragma once
 
 #include <algorithm>
