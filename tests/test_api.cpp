@@ -224,6 +224,7 @@ TEST(ApiGpu, GraphReplaysMatchEagerCallsOnEveryPath) {
   paths.push_back({"skinny", "skinny",
                    {gemm_case(DType::bf16, DType::bf16, 5, 4099, 3000, "rcr"),
                     gemm_case(DType::f16, DType::f32, 2051, 3, 1000, "rcc")}});
+  paths.push_back({"skinny on mma.sync", "skinny", {gemm_case(DType::bf16, DType::bf16, 24, 2050, 1000, "rcr")}});
   if (dev.cc == 90) {
     paths.push_back({"whole tiles", "tma 128x256,", {gemm_case(DType::bf16, DType::bf16, 2000, 4096, 1024, "rcr")}});
     paths.push_back({"split-K", " split-K ",
