@@ -46,11 +46,14 @@ namespace {
 
 constexpr int kMaxShortFma = 8;  // the largest short side the FFMA kernel takes
 constexpr int kMaxShort = 32;    // the largest the kernels take (the tensor-core one above kMaxShortFma)
+constexpr int kSkinnyRowGroups = 2;  // 16-row groups of L per CTA of the tensor-core kernel
 
 template <class T, int kS_>
 struct SkinnyConfig {
   static constexpr int kS = kS_;                     // columns of S the kernel is built for (>= Sn)
-  static constexpr int kR = kS >= 4 ? 2 : 1;  // rows of L per CTA
+  // Rows of L per CTA. Each vector of S read from L1 serves kR rows, so S moves kS / kR times the
+  // bytes of L through L1; at 8 columns and 2 rows that ratio (4) made M = 8 slower than M = 4.
+  static constexpr int kR = kS >= 8 ? 4 : kS >= 4 ? 2 : 1;
   static constexpr int kU = kS >= 8 ? 1 : kS >= 2 ? 2 : 4;  // chunks in flight per warp
   static constexpr int kWarps = 4, kThreads = 32 * kWarps;
   static constexpr int kV = 16 / sizeof(T);          // elements in 16 bytes
@@ -127,24 +130,33 @@ __global__ void __launch_bounds__(SkinnyConfig<T, kS>::kThreads) gemm_skinny_ker
   i64 const rows_in = rows_left < R ? rows_left : R;
 
   float acc[R][kS] = {};
+  // Chunk c's vectors of this lane: rows of L past R and columns of S past Sn read row and column 0.
+  auto load = [&](i64 c, Vec<T> (&vl)[R], Vec<T> (&vs)[kS]) {
+    auto tLgL = partition_S<C::kCopy>(local_tile<C::kTileL>(args.l, c, cta), lane);  // (CPY,1,kR)
+    auto tSgS = partition_S<C::kCopy>(local_tile<C::kTileS>(args.s, c, 0), lane);    // (CPY,1,kS)
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+      vl[r].u = __ldg(reinterpret_cast<uint4 const*>(r < rows_in ? &tLgL(0, 0, r) : &tLgL(0, 0, 0)));
+#pragma unroll
+    for (int s = 0; s < kS; ++s)
+      vs[s].u = __ldg(reinterpret_cast<uint4 const*>(s < cols_in ? &tSgS(0, 0, s) : &tSgS(0, 0, 0)));
+  };
   i64 c0 = warp;
-  for (; c0 + i64(W) * (U - 1) < whole; c0 += i64(W) * U) {  // U whole chunks
+  for (; c0 + i64(W) * (U - 1) < whole; c0 += i64(W) * U) {  // U whole chunks in flight
     Vec<T> vl[U][R], vs[U][kS];
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-      auto tLgL = partition_S<C::kCopy>(local_tile<C::kTileL>(args.l, c0 + u * W, cta), lane);  // (CPY,1,kR)
-      auto tSgS = partition_S<C::kCopy>(local_tile<C::kTileS>(args.s, c0 + u * W, 0), lane);    // (CPY,1,kS)
-#pragma unroll
-      for (int r = 0; r < R; ++r)
-        vl[u][r].u = __ldg(reinterpret_cast<uint4 const*>(r < rows_in ? &tLgL(0, 0, r) : &tLgL(0, 0, 0)));
-#pragma unroll
-      for (int s = 0; s < kS; ++s)
-        vs[u][s].u = __ldg(reinterpret_cast<uint4 const*>(s < cols_in ? &tSgS(0, 0, s) : &tSgS(0, 0, 0)));
-    }
+    for (int u = 0; u < U; ++u) load(c0 + u * W, vl[u], vs[u]);
 #pragma unroll
     for (int u = 0; u < U; ++u) fma_vectors<T, R, kS>(acc, vl[u], vs[u]);
   }
-  for (; c0 < chunks; c0 += W) {  // the rest, element by element
+  // The whole chunks left over (fewer than U per warp), one at a time but still in vectors: element by
+  // element they took up to a quarter of K (at K = 3584, 11008) and made those rows 0.6-0.8x cuBLAS.
+  for (; c0 < whole; c0 += W) {
+    Vec<T> vl[R], vs[kS];
+    load(c0, vl, vs);
+    fma_vectors<T, R, kS>(acc, vl, vs);
+  }
+  for (; c0 < chunks; c0 += W) {  // the partial last chunk (and every chunk without kVec), element by element
     auto tLgL = partition_S<C::kCopy>(local_tile<C::kTileL>(args.l, c0, cta), lane);
     auto tLcL = partition_S<C::kCopy>(local_tile<C::kTileL>(make_identity_tensor(extent_l), c0, cta), lane);
     auto tSgS = partition_S<C::kCopy>(local_tile<C::kTileS>(args.s, c0, 0), lane);
@@ -206,77 +218,105 @@ __global__ void __launch_bounds__(SkinnyConfig<T, kS>::kThreads) gemm_skinny_ker
 // words 2j and 2j+1 of those vectors (PTX ISA, "Matrix Fragments for mma.m16n8k16"). Each k of the
 // block is in exactly one slot of one step, in L and in S alike.
 //
-// A CTA of kWarps warps owns 16 rows of L; warp w takes the k blocks w, w + kWarps, ..., kU in
-// flight. Rows past R and columns past Sn read row 0 and column 0 again, as in the FFMA kernel,
-// whose sums are dropped; the partial last block (and every block without kVec) is read element by
-// element under predicates. The warps' accumulators are added through shared memory in a fixed order.
+// A CTA of kWarps warps owns kRG groups of 16 rows of L; warp w takes the k blocks w, w + kWarps, ...,
+// kU in flight, and feeds each vector of S it loads to the mma of every row group: S moves kCols /
+// (16 kRG) times the bytes of L (1 at 32 columns), where with one group per CTA it moved up to twice
+// L's bytes and bound the kernel by L2 (M = 16-32 ran at 0.69-0.86x cuBLAS). Rows past R and
+// columns past Sn read row 0 and column 0 again, as in the FFMA kernel, whose sums are dropped; the
+// partial last block (and every block without kVec) is read element by element under predicates.
+// The warps' accumulators are added through shared memory in a fixed order.
 template <class T, class TO, int kNT, bool kVec>
 __global__ void __launch_bounds__(256) gemm_skinny_mma_kernel(SkinnyArgs<T> const args) {
-  constexpr int W = 8, U = kNT <= 2 ? 4 : 2, KB = 32, kCols = 8 * kNT;
+  constexpr int W = 8, G = kSkinnyRowGroups, U = kNT <= 2 ? 4 : 2, KB = 32, kCols = 8 * kNT, kRows = 16 * G;
   constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
   int const lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32, g = lane / 4, q = lane % 4;
   Coord<2> const extent_l = shape(args.l), extent_s = shape(args.s);  // (K,R), (K,Sn)
   i64 const k = extent_l[0], rows = extent_l[1], cols = extent_s[1];
   i64 const blocks = (k + KB - 1) / KB, whole = kVec ? k / KB : 0;
-  i64 const row0 = i64(blockIdx.x) * 16;
-  // This thread's two rows of L and its column of each column tile of S, clamped into the matrix.
-  i64 const r_lo = row0 + g < rows ? row0 + g : row0, r_hi = row0 + g + 8 < rows ? row0 + g + 8 : row0;
+  i64 const row0 = i64(blockIdx.x) * kRows;
+  // This thread's two rows of L in each group and its column of each column tile of S, clamped into
+  // the matrix.
+  i64 r_lo[G], r_hi[G];
+#pragma unroll
+  for (int i = 0; i < G; ++i) {
+    i64 const lo = row0 + 16 * i + g, hi = lo + 8;
+    r_lo[i] = lo < rows ? lo : row0;
+    r_hi[i] = hi < rows ? hi : row0;
+  }
   i64 col[kNT];
 #pragma unroll
   for (int t = 0; t < kNT; ++t) col[t] = t * 8 + g < cols ? t * 8 + g : 0;
 
-  float acc[kNT][4] = {};
-  auto mma_block = [&](Vec<T> const& lo, Vec<T> const& hi, Vec<T> const (&sv)[kNT]) {
+  float acc[G][kNT][4] = {};
+  auto mma_block = [&](Vec<T> const (&lo)[G], Vec<T> const (&hi)[G], Vec<T> const (&sv)[kNT]) {
 #pragma unroll
     for (int j = 0; j < 2; ++j)
 #pragma unroll
-      for (int t = 0; t < kNT; ++t)
-        sm80::mma_16816<kBf16>(acc[t][0], acc[t][1], acc[t][2], acc[t][3], lo.w[2 * j], hi.w[2 * j], lo.w[2 * j + 1],
-                               hi.w[2 * j + 1], sv[t].w[2 * j], sv[t].w[2 * j + 1]);
+      for (int i = 0; i < G; ++i)
+#pragma unroll
+        for (int t = 0; t < kNT; ++t)
+          sm80::mma_16816<kBf16>(acc[i][t][0], acc[i][t][1], acc[i][t][2], acc[i][t][3], lo[i].w[2 * j],
+                                 hi[i].w[2 * j], lo[i].w[2 * j + 1], hi[i].w[2 * j + 1], sv[t].w[2 * j],
+                                 sv[t].w[2 * j + 1]);
+  };
+  // Block b's vectors of this thread.
+  auto load = [&](i64 b, Vec<T> (&lo)[G], Vec<T> (&hi)[G], Vec<T> (&sv)[kNT]) {
+    i64 const kq = b * KB + 8 * q;  // this quad's first k of the block
+#pragma unroll
+    for (int i = 0; i < G; ++i) {
+      lo[i].u = __ldg(reinterpret_cast<uint4 const*>(&args.l(kq, r_lo[i])));
+      hi[i].u = __ldg(reinterpret_cast<uint4 const*>(&args.l(kq, r_hi[i])));
+    }
+#pragma unroll
+    for (int t = 0; t < kNT; ++t) sv[t].u = __ldg(reinterpret_cast<uint4 const*>(&args.s(kq, col[t])));
   };
   i64 b0 = warp;
-  for (; b0 + i64(W) * (U - 1) < whole; b0 += i64(W) * U) {  // U whole blocks
-    Vec<T> lo[U], hi[U], sv[U][kNT];
+  for (; b0 + i64(W) * (U - 1) < whole; b0 += i64(W) * U) {  // U whole blocks in flight
+    Vec<T> lo[U][G], hi[U][G], sv[U][kNT];
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-      i64 const kq = (b0 + u * W) * KB + 8 * q;  // this quad's first k of the block
-      lo[u].u = __ldg(reinterpret_cast<uint4 const*>(&args.l(kq, r_lo)));
-      hi[u].u = __ldg(reinterpret_cast<uint4 const*>(&args.l(kq, r_hi)));
-#pragma unroll
-      for (int t = 0; t < kNT; ++t) sv[u][t].u = __ldg(reinterpret_cast<uint4 const*>(&args.s(kq, col[t])));
-    }
+    for (int u = 0; u < U; ++u) load(b0 + u * W, lo[u], hi[u], sv[u]);
 #pragma unroll
     for (int u = 0; u < U; ++u) mma_block(lo[u], hi[u], sv[u]);
   }
-  for (; b0 < blocks; b0 += W) {  // the rest, element by element
+  for (; b0 < whole; b0 += W) {  // the whole blocks left over, one at a time, still in vectors
+    Vec<T> lo[G], hi[G], sv[kNT];
+    load(b0, lo, hi, sv);
+    mma_block(lo, hi, sv);
+  }
+  for (; b0 < blocks; b0 += W) {  // the partial last block (and every block without kVec), element by element
     i64 const kq = b0 * KB + 8 * q;
-    Vec<T> lo, hi, sv[kNT];
+    Vec<T> lo[G], hi[G], sv[kNT];
 #pragma unroll
     for (int v = 0; v < 8; ++v) {
       bool const in = kq + v < k;
-      lo.e[v] = in ? args.l(kq + v, r_lo) : from_f32<T>(0.f);
-      hi.e[v] = in ? args.l(kq + v, r_hi) : from_f32<T>(0.f);
+#pragma unroll
+      for (int i = 0; i < G; ++i) {
+        lo[i].e[v] = in ? args.l(kq + v, r_lo[i]) : from_f32<T>(0.f);
+        hi[i].e[v] = in ? args.l(kq + v, r_hi[i]) : from_f32<T>(0.f);
+      }
 #pragma unroll
       for (int t = 0; t < kNT; ++t) sv[t].e[v] = in ? args.s(kq + v, col[t]) : from_f32<T>(0.f);
     }
     mma_block(lo, hi, sv);
   }
-  // The accumulators' places (the same fragments): c0, c1 at row g, columns 2q, 2q+1 of tile t; c2,
-  // c3 at row g + 8.
-  __shared__ float part[W][16][kCols];
+  // The accumulators' places (the same fragments): c0, c1 at row g of group i, columns 2q, 2q+1 of
+  // tile t; c2, c3 at row g + 8.
+  __shared__ float part[W][kRows][kCols];
 #pragma unroll
-  for (int t = 0; t < kNT; ++t) {
-    part[warp][g][t * 8 + 2 * q] = acc[t][0];
-    part[warp][g][t * 8 + 2 * q + 1] = acc[t][1];
-    part[warp][g + 8][t * 8 + 2 * q] = acc[t][2];
-    part[warp][g + 8][t * 8 + 2 * q + 1] = acc[t][3];
-  }
+  for (int i = 0; i < G; ++i)
+#pragma unroll
+    for (int t = 0; t < kNT; ++t) {
+      part[warp][16 * i + g][t * 8 + 2 * q] = acc[i][t][0];
+      part[warp][16 * i + g][t * 8 + 2 * q + 1] = acc[i][t][1];
+      part[warp][16 * i + g + 8][t * 8 + 2 * q] = acc[i][t][2];
+      part[warp][16 * i + g + 8][t * 8 + 2 * q + 1] = acc[i][t][3];
+    }
   __syncthreads();
   Coord<2> const shape_d{{cols, rows}};
   auto mD = make_gmem_tensor(static_cast<TO*>(args.d), shape_d, args.d_stride);        // (Sn,R)
   auto mC = make_gmem_tensor(static_cast<TO const*>(args.c), shape_d, args.d_stride);  // (Sn,R)
   float const alpha = args.alpha, beta = args.beta;
-  for (int i = int(threadIdx.x); i < 16 * kCols; i += 256) {
+  for (int i = int(threadIdx.x); i < kRows * kCols; i += 256) {
     int const r = i / kCols, s = i % kCols;
     if (row0 + r >= rows || s >= cols) continue;
     float sum = part[0][r][s];
@@ -324,7 +364,7 @@ cudaError_t launch(SkinnyView const& v, Problem const& p, Operands const& ops, c
       aligned(v.l) && v.gl.stride[0] % kV == 0,
       aligned(v.s) && v.gs.stride[1] == 1 && (shorts == 1 || v.gs.stride[0] % kV == 0)};
   if constexpr (kS > kMaxShortFma) {
-    unsigned const ctas = unsigned((rows + 15) / 16);
+    unsigned const ctas = unsigned((rows + 16 * kSkinnyRowGroups - 1) / (16 * kSkinnyRowGroups));
     if (args.vec_l && args.vec_s) gemm_skinny_mma_kernel<T, TO, kS / 8, true><<<ctas, 256, 0, stream>>>(args);
     else gemm_skinny_mma_kernel<T, TO, kS / 8, false><<<ctas, 256, 0, stream>>>(args);
   } else {
