@@ -22,7 +22,7 @@ cudaError_t gemm(Problem const& p, Operands const& ops, cudaStream_t stream);
 std::string check(Problem const& p);
 }  // namespace sgemm_fma
 
-namespace skinny {  // f16/bf16 with M or N at most 32 (FFMA to 8, mma.sync above), the long operand k-contiguous (kernels/gemm_skinny.cu)
+namespace skinny {  // f16/bf16 with M or N at most 4 on FFMA, the long operand k-contiguous (kernels/gemm_skinny.cu)
 cudaError_t gemm(Problem const& p, Operands const& ops, cudaStream_t stream);
 std::string check(Problem const& p);
 // Whether gemm's dispatch sends p here: skinny takes it, and its long side has enough rows to give

@@ -2,7 +2,7 @@
 // bf16 inputs; any M, N, K >= 1; any storage orders, leading dimensions and alignments; any alpha
 // and beta; C may alias D) and runs the Loom kernel for it:
 //   fp32                                  -> fma
-//   fp16, bf16 with M or N at most 32 and the long operand k-contiguous (decode) -> skinny
+//   fp16, bf16 with M or N at most 4 and the long operand k-contiguous (decode) -> skinny
 //   fp16, bf16 on compute capability 9.0  -> sm90 (which picks its tile shape, split-K and swap, and
 //                                            falls back to sm80 where TMA cannot read A or B)
 //   fp16, bf16 elsewhere (8.x, and 9.x+ without an sm_90a build)  -> sm80
@@ -134,7 +134,7 @@ std::size_t workspace_size(Problem p, int cc, bool any_beta) {
 
 KernelInfo gemm_kernel_info() {
   KernelInfo k{"gemm", OpKind::gemm, {DType::f32, DType::f16, DType::bf16, DType::e4m3, DType::e5m2}, 80,
-               "the entry point: fma for fp32; for fp16 and bf16, skinny where M or N is at most 32, else sm90 on "
+               "the entry point: fma for fp32; for fp16 and bf16, skinny where M or N is at most 4, else sm90 on "
                "compute capability 9.0, else sm80; "
                "sm90 for e4m3 and e5m2 (compute capability 9.0, per-tensor scales)",
                [](Problem const& p) { return dispatch::check(p, cc_for(p)); }, launch};

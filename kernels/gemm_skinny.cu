@@ -1,22 +1,26 @@
-// skinny: D = alpha*A*B + beta*C where one of M and N is at most 32 (decode: a few tokens through a
-// layer), fp16 or bf16 inputs, fp32 accumulation, C/D in fp16, bf16 or fp32: up to 8 on the FFMA pipe
-// (gemm_skinny_kernel), 9 to 32 on mma.sync (gemm_skinny_mma_kernel, below it).
+// skinny: D = alpha*A*B + beta*C where one of M and N is at most 4 (decode: a few tokens through a
+// layer), fp16 or bf16 inputs, fp32 accumulation on the FFMA pipe, C/D in fp16, bf16 or fp32.
+//
+// Why 4: on an H100 it beat sm90's tiles at every measured shape with a short side of 1, 2 and 4
+// (1.11x, 1.06x and 1.04x cuBLAS, geometric means over 25 shapes; sm90 0.92x), and lost at 8 and
+// above, where the FFMA work per byte of L grows (this kernel at 8: 0.79x; a tensor-core form on
+// mma.sync at 12-32: 0.57-0.72x, removed). docs/tuning/sm90.md, twelfth round.
 //
 // It is a path of gemm (kernels/gemm.cu sends it the cases skinny::preferred names), not an entry
 // of the catalog: loom-validate and loom-bench reach it through gemm, whose label names it.
 //
 // Why a kernel of its own: such a GEMM reads its long operand once and does 2 flops per element of
-// it per short row (16 at 8, 64 at 32), so it is bound by DRAM, not by the tensor cores. sm90's
-// TMA tiles stream it through few SMs at the rate one SM's TMA issues rows (docs/tuning/sm90.md,
-// ninth round: about 26 B/clk), and measured 0.89-0.94x cuBLAS at M = 1 and 4 (`--sweep=llm-wide`). Here every SM
-// streams it with plain 16-byte loads from many warps, as a copy does.
+// it per short row (8 at 4), so it is bound by DRAM, not by the tensor cores. sm90's TMA tiles
+// stream it through few SMs at the rate one SM's TMA issues rows (docs/tuning/sm90.md,
+// ninth round: about 26 B/clk), and measured 0.89-0.94x cuBLAS at M = 1 and 4 (`--sweep=llm-wide`).
+// Here every SM streams it with plain 16-byte loads from many warps, as a copy does.
 //
 // The problem as this kernel sees it: the long operand L (K, R) (R rows of K, K contiguous: the
 // k-major operand of the long side), the short operand S (K, Sn) with Sn <= kS, and D, C (Sn, R).
 // D(s, r) = alpha * sum_k S(k, s) L(k, r) + beta * C(s, r). Either the problem's A is S (M small,
 // B k-major) or its B is (N small, A k-major); host code below picks, from row_major_gemm's view.
 //
-// Tiling (the FFMA kernel): a CTA of kWarps warps owns kR rows of L; warp w takes the 256-element chunks of K
+// Tiling: a CTA of kWarps warps owns kR rows of L; warp w takes the 256-element chunks of K
 // c = w, w + kWarps, ... (interleaved, so that the CTA's loads in flight cover one stretch of each
 // row). A lane holds one 16-byte vector of each of the kR rows and of the kS columns of S per
 // chunk, kU chunks in flight. kR grows with kS so that each vector of S read from L1 serves
@@ -26,35 +30,28 @@
 // Every index goes through the layout core: mL (K,R) -> local_tile<(256,kR)>(mL, c, cta) ->
 // partition_S<kCopy>(.., lane) = (CPY,1,kR), and the same for S and for the identity tensors that
 // predicate the ragged edges. Written by hand: the 16-byte access at a vector's first element (as
-// kernels/add.cu), the reduction's shuffles, and in the mma kernel the fragments' k order (a
-// permutation of K that the core's TiledMMA does not take; explained there).
+// kernels/add.cu) and the reduction's shuffles.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <algorithm>
 #include <cstdint>
-#include <type_traits>
 
 #include "kernels/entry.hpp"
 #include "kernels/numeric.cuh"
 #include "kernels/operand_layout.hpp"
-#include "kernels/ptx_sm80.cuh"
 #include "layout/tensor.hpp"
 
 namespace loom {
 namespace {
 
-constexpr int kMaxShortFma = 8;  // the largest short side the FFMA kernel takes
-constexpr int kMaxShort = 32;    // the largest the kernels take (the tensor-core one above kMaxShortFma)
-constexpr int kSkinnyRowGroups = 2;  // 16-row groups of L per CTA of the tensor-core kernel
+constexpr int kMaxShort = 4;  // the largest short side the kernel takes (see the top)
 
 template <class T, int kS_>
 struct SkinnyConfig {
   static constexpr int kS = kS_;                     // columns of S the kernel is built for (>= Sn)
-  // Rows of L per CTA. Each vector of S read from L1 serves kR rows, so S moves kS / kR times the
-  // bytes of L through L1; at 8 columns and 2 rows that ratio (4) made M = 8 slower than M = 4.
-  static constexpr int kR = kS >= 8 ? 4 : kS >= 4 ? 2 : 1;
-  static constexpr int kU = kS >= 8 ? 1 : kS >= 2 ? 2 : 4;  // chunks in flight per warp
+  static constexpr int kR = kS >= 4 ? 2 : 1;  // rows of L per CTA
+  static constexpr int kU = kS >= 2 ? 2 : 4;  // chunks in flight per warp
   static constexpr int kWarps = 4, kThreads = 32 * kWarps;
   static constexpr int kV = 16 / sizeof(T);          // elements in 16 bytes
   static constexpr int kChunk = 32 * kV;             // K per warp and chunk
@@ -90,7 +87,6 @@ struct SkinnyArgs {
 template <class T>
 union Vec {
   uint4 u;
-  std::uint32_t w[4];  // element pairs, as mma.sync takes them
   T e[16 / sizeof(T)];
 };
 
@@ -206,126 +202,6 @@ __global__ void __launch_bounds__(SkinnyConfig<T, kS>::kThreads) gemm_skinny_ker
   }
 }
 
-// The tensor-core form, for a short side of 9 to 32 (kNT = 2 or 4 column tiles of 8): the same
-// stream of L through mma.sync.m16n8k16, L as the 16 x 16 A operand (16 rows of L a CTA) and S as
-// the 16 x 8 B operands, fp32 accumulators.
-//
-// The K order: a dot product does not depend on the order of its k, so the k that fragment slot
-// k' of mma step j holds is chosen to make every thread's loads whole 16-byte vectors. Of a 32-wide
-// k block, lane quad q (lane % 4) holds k = 8q .. 8q + 7 of its rows g and g + 8 (g = lane / 4) of L
-// and of its column g of each 8-column tile of S; in step j (0, 1) the slots {2q, 2q+1} hold k = 8q +
-// 4j + {0, 1}, the slots {2q+8, 2q+9} k = 8q + 4j + {2, 3}: the fragments' register pairs are
-// words 2j and 2j+1 of those vectors (PTX ISA, "Matrix Fragments for mma.m16n8k16"). Each k of the
-// block is in exactly one slot of one step, in L and in S alike.
-//
-// A CTA of kWarps warps owns kRG groups of 16 rows of L; warp w takes the k blocks w, w + kWarps, ...,
-// kU in flight, and feeds each vector of S it loads to the mma of every row group: S moves kCols /
-// (16 kRG) times the bytes of L (1 at 32 columns), where with one group per CTA it moved up to twice
-// L's bytes and bound the kernel by L2 (M = 16-32 ran at 0.69-0.86x cuBLAS). Rows past R and
-// columns past Sn read row 0 and column 0 again, as in the FFMA kernel, whose sums are dropped; the
-// partial last block (and every block without kVec) is read element by element under predicates.
-// The warps' accumulators are added through shared memory in a fixed order.
-template <class T, class TO, int kNT, bool kVec>
-__global__ void __launch_bounds__(256) gemm_skinny_mma_kernel(SkinnyArgs<T> const args) {
-  constexpr int W = 8, G = kSkinnyRowGroups, U = kNT <= 2 ? 4 : 2, KB = 32, kCols = 8 * kNT, kRows = 16 * G;
-  constexpr bool kBf16 = std::is_same_v<T, __nv_bfloat16>;
-  int const lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32, g = lane / 4, q = lane % 4;
-  Coord<2> const extent_l = shape(args.l), extent_s = shape(args.s);  // (K,R), (K,Sn)
-  i64 const k = extent_l[0], rows = extent_l[1], cols = extent_s[1];
-  i64 const blocks = (k + KB - 1) / KB, whole = kVec ? k / KB : 0;
-  i64 const row0 = i64(blockIdx.x) * kRows;
-  // This thread's two rows of L in each group and its column of each column tile of S, clamped into
-  // the matrix.
-  i64 r_lo[G], r_hi[G];
-#pragma unroll
-  for (int i = 0; i < G; ++i) {
-    i64 const lo = row0 + 16 * i + g, hi = lo + 8;
-    r_lo[i] = lo < rows ? lo : row0;
-    r_hi[i] = hi < rows ? hi : row0;
-  }
-  i64 col[kNT];
-#pragma unroll
-  for (int t = 0; t < kNT; ++t) col[t] = t * 8 + g < cols ? t * 8 + g : 0;
-
-  float acc[G][kNT][4] = {};
-  auto mma_block = [&](Vec<T> const (&lo)[G], Vec<T> const (&hi)[G], Vec<T> const (&sv)[kNT]) {
-#pragma unroll
-    for (int j = 0; j < 2; ++j)
-#pragma unroll
-      for (int i = 0; i < G; ++i)
-#pragma unroll
-        for (int t = 0; t < kNT; ++t)
-          sm80::mma_16816<kBf16>(acc[i][t][0], acc[i][t][1], acc[i][t][2], acc[i][t][3], lo[i].w[2 * j],
-                                 hi[i].w[2 * j], lo[i].w[2 * j + 1], hi[i].w[2 * j + 1], sv[t].w[2 * j],
-                                 sv[t].w[2 * j + 1]);
-  };
-  // Block b's vectors of this thread.
-  auto load = [&](i64 b, Vec<T> (&lo)[G], Vec<T> (&hi)[G], Vec<T> (&sv)[kNT]) {
-    i64 const kq = b * KB + 8 * q;  // this quad's first k of the block
-#pragma unroll
-    for (int i = 0; i < G; ++i) {
-      lo[i].u = __ldg(reinterpret_cast<uint4 const*>(&args.l(kq, r_lo[i])));
-      hi[i].u = __ldg(reinterpret_cast<uint4 const*>(&args.l(kq, r_hi[i])));
-    }
-#pragma unroll
-    for (int t = 0; t < kNT; ++t) sv[t].u = __ldg(reinterpret_cast<uint4 const*>(&args.s(kq, col[t])));
-  };
-  i64 b0 = warp;
-  for (; b0 + i64(W) * (U - 1) < whole; b0 += i64(W) * U) {  // U whole blocks in flight
-    Vec<T> lo[U][G], hi[U][G], sv[U][kNT];
-#pragma unroll
-    for (int u = 0; u < U; ++u) load(b0 + u * W, lo[u], hi[u], sv[u]);
-#pragma unroll
-    for (int u = 0; u < U; ++u) mma_block(lo[u], hi[u], sv[u]);
-  }
-  for (; b0 < whole; b0 += W) {  // the whole blocks left over, one at a time, still in vectors
-    Vec<T> lo[G], hi[G], sv[kNT];
-    load(b0, lo, hi, sv);
-    mma_block(lo, hi, sv);
-  }
-  for (; b0 < blocks; b0 += W) {  // the partial last block (and every block without kVec), element by element
-    i64 const kq = b0 * KB + 8 * q;
-    Vec<T> lo[G], hi[G], sv[kNT];
-#pragma unroll
-    for (int v = 0; v < 8; ++v) {
-      bool const in = kq + v < k;
-#pragma unroll
-      for (int i = 0; i < G; ++i) {
-        lo[i].e[v] = in ? args.l(kq + v, r_lo[i]) : from_f32<T>(0.f);
-        hi[i].e[v] = in ? args.l(kq + v, r_hi[i]) : from_f32<T>(0.f);
-      }
-#pragma unroll
-      for (int t = 0; t < kNT; ++t) sv[t].e[v] = in ? args.s(kq + v, col[t]) : from_f32<T>(0.f);
-    }
-    mma_block(lo, hi, sv);
-  }
-  // The accumulators' places (the same fragments): c0, c1 at row g of group i, columns 2q, 2q+1 of
-  // tile t; c2, c3 at row g + 8.
-  __shared__ float part[W][kRows][kCols];
-#pragma unroll
-  for (int i = 0; i < G; ++i)
-#pragma unroll
-    for (int t = 0; t < kNT; ++t) {
-      part[warp][16 * i + g][t * 8 + 2 * q] = acc[i][t][0];
-      part[warp][16 * i + g][t * 8 + 2 * q + 1] = acc[i][t][1];
-      part[warp][16 * i + g + 8][t * 8 + 2 * q] = acc[i][t][2];
-      part[warp][16 * i + g + 8][t * 8 + 2 * q + 1] = acc[i][t][3];
-    }
-  __syncthreads();
-  Coord<2> const shape_d{{cols, rows}};
-  auto mD = make_gmem_tensor(static_cast<TO*>(args.d), shape_d, args.d_stride);        // (Sn,R)
-  auto mC = make_gmem_tensor(static_cast<TO const*>(args.c), shape_d, args.d_stride);  // (Sn,R)
-  float const alpha = args.alpha, beta = args.beta;
-  for (int i = int(threadIdx.x); i < kRows * kCols; i += 256) {
-    int const r = i / kCols, s = i % kCols;
-    if (row0 + r >= rows || s >= cols) continue;
-    float sum = part[0][r][s];
-#pragma unroll
-    for (int w = 1; w < W; ++w) sum += part[w][r][s];
-    mD(s, row0 + r) = from_f32<TO>(beta != 0.f ? alpha * sum + beta * to_f32(mC(s, row0 + r)) : alpha * sum);
-  }
-}
-
 // The problem as the kernel sees it (row_major_gemm's A (m,k), B (n,k), D (m,n)): which operand is
 // short, and whether the long one is k-contiguous. Empty `why` when the kernel takes it.
 struct SkinnyView {
@@ -363,16 +239,10 @@ cudaError_t launch(SkinnyView const& v, Problem const& p, Operands const& ops, c
       ops.c, ops.d, v.d_stride, float(p.alpha), float(p.beta),
       aligned(v.l) && v.gl.stride[0] % kV == 0,
       aligned(v.s) && v.gs.stride[1] == 1 && (shorts == 1 || v.gs.stride[0] % kV == 0)};
-  if constexpr (kS > kMaxShortFma) {
-    unsigned const ctas = unsigned((rows + 16 * kSkinnyRowGroups - 1) / (16 * kSkinnyRowGroups));
-    if (args.vec_l && args.vec_s) gemm_skinny_mma_kernel<T, TO, kS / 8, true><<<ctas, 256, 0, stream>>>(args);
-    else gemm_skinny_mma_kernel<T, TO, kS / 8, false><<<ctas, 256, 0, stream>>>(args);
-  } else {
-    using C = SkinnyConfig<T, kS>;
-    i64 const ctas = (rows + C::kR - 1) / C::kR;
-    if (args.vec_l && args.vec_s) gemm_skinny_kernel<T, TO, kS, true><<<unsigned(ctas), C::kThreads, 0, stream>>>(args);
-    else gemm_skinny_kernel<T, TO, kS, false><<<unsigned(ctas), C::kThreads, 0, stream>>>(args);
-  }
+  using C = SkinnyConfig<T, kS>;
+  i64 const ctas = (rows + C::kR - 1) / C::kR;
+  if (args.vec_l && args.vec_s) gemm_skinny_kernel<T, TO, kS, true><<<unsigned(ctas), C::kThreads, 0, stream>>>(args);
+  else gemm_skinny_kernel<T, TO, kS, false><<<unsigned(ctas), C::kThreads, 0, stream>>>(args);
   return cudaGetLastError();
 }
 
@@ -391,10 +261,7 @@ cudaError_t launch_in(SkinnyView const& v, Problem const& p, Operands const& ops
   i64 const shorts = v.gs.shape[0];
   if (shorts <= 1) return launch_out<T, 1>(v, p, ops, stream);
   if (shorts <= 2) return launch_out<T, 2>(v, p, ops, stream);
-  if (shorts <= 4) return launch_out<T, 4>(v, p, ops, stream);
-  if (shorts <= 8) return launch_out<T, 8>(v, p, ops, stream);
-  if (shorts <= 16) return launch_out<T, 16>(v, p, ops, stream);
-  return launch_out<T, 32>(v, p, ops, stream);
+  return launch_out<T, 4>(v, p, ops, stream);
 }
 
 }  // namespace
@@ -411,8 +278,8 @@ std::string check(Problem const& p) {
   return view_of(q, Operands{}).why;
 }
 
-// 1024 rows make 512-1024 CTAs: a few per SM on a GPU of 132. Below that the tensor-core kernels'
-// split K spreads the stream over more SMs than the rows do here.
+// 1024 rows make 512-1024 CTAs: a few per SM on a GPU of 132 (at 1024 it ran 1.15-1.73x sm90 on an
+// H100). Below that sm90's split K spreads the stream over more SMs than the rows do here.
 // Only where the leading dimensions let both operands move in 16-byte vectors (their base
 // addresses are checked at launch): element by element the kernel is far slower than the others.
 bool preferred(Problem const& p) {
