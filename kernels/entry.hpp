@@ -22,6 +22,13 @@ cudaError_t gemm(Problem const& p, Operands const& ops, cudaStream_t stream);
 std::string check(Problem const& p);
 }  // namespace sgemm_fma
 
+namespace skinny {  // f16/bf16 with M or N at most 4 on FFMA, the long operand k-contiguous (kernels/gemm_skinny.cu)
+cudaError_t gemm(Problem const& p, Operands const& ops, cudaStream_t stream);
+std::string check(Problem const& p);
+// Whether gemm's dispatch sends p here: skinny takes it, and its long side has enough rows to give
+// every SM of a GPU its share of the stream.
+bool preferred(Problem const& p);
+}  // namespace skinny
 namespace sm80 {  // f16/bf16 on mma.sync, any alignment (kernels/gemm_sm80.cu)
 cudaError_t gemm(Problem const& p, Operands const& ops, cudaStream_t stream);
 std::string check(Problem const& p);

@@ -2,6 +2,7 @@
 // bf16 inputs; any M, N, K >= 1; any storage orders, leading dimensions and alignments; any alpha
 // and beta; C may alias D) and runs the Loom kernel for it:
 //   fp32                                  -> fma
+//   fp16, bf16 with M or N at most 4 and the long operand k-contiguous (decode) -> skinny
 //   fp16, bf16 on compute capability 9.0  -> sm90 (which picks its tile shape, split-K and swap, and
 //                                            falls back to sm80 where TMA cannot read A or B)
 //   fp16, bf16 elsewhere (8.x, and 9.x+ without an sm_90a build)  -> sm80
@@ -31,18 +32,27 @@ int device_cc() {
   return major * 10 + minor;
 }
 
-// The kernel a case runs on: fp32 on fma; f16/bf16 on sm90 where sm_90a code runs (compute
-// capability 9.0 exactly), else on sm80.
-enum class Target { fma, sm80, sm90 };
+// The kernel a case runs on: fp32 on fma; f16/bf16 with a short side on skinny (any GPU); the other
+// f16/bf16 on sm90 where sm_90a code runs (compute capability 9.0 exactly), else on sm80.
+enum class Target { fma, skinny, sm80, sm90 };
 Target target(Problem const& p, int cc) {
   if (p.dtype == DType::f32) return Target::fma;
   if (is_8bit(p.dtype)) return Target::sm90;  // check() refuses it elsewhere
+  if (skinny::preferred(p)) return Target::skinny;
   return cc == 90 ? Target::sm90 : Target::sm80;
 }
 // The compute capability target() needs for p: none for fp32, which runs on fma everywhere.
 int cc_for(Problem const& p) { return p.dtype == DType::f32 ? 0 : device_cc(); }
 Target target(Problem const& p) { return target(p, cc_for(p)); }
-char const* name(Target t) { return t == Target::fma ? "fma" : t == Target::sm80 ? "sm80" : "sm90"; }
+char const* name(Target t) {
+  switch (t) {
+    case Target::fma: return "fma";
+    case Target::skinny: return "skinny";
+    case Target::sm80: return "sm80";
+    case Target::sm90: return "sm90";
+  }
+  return "";
+}
 
 std::string path(Problem const& p, Operands const& ops) {
   Target const t = target(p);
@@ -92,6 +102,7 @@ std::string check(Problem const& p, int cc) {
     return "8-bit inputs (e4m3, e5m2) run on compute capability 9.0 only (sm_90a's wgmma)";
   switch (target(p, cc)) {
     case Target::fma: return sgemm_fma::check(p);
+    case Target::skinny: return skinny::check(p);
     case Target::sm80: return sm80::check(p);
     case Target::sm90: return sm90::check(p);
   }
@@ -101,6 +112,7 @@ std::string check(Problem const& p, int cc) {
 cudaError_t gemm(Problem const& p, Operands const& ops, cudaStream_t stream, int cc) {
   switch (target(p, cc)) {
     case Target::fma: return sgemm_fma::gemm(p, ops, stream);
+    case Target::skinny: return skinny::gemm(p, ops, stream);
     case Target::sm80: return sm80::gemm(p, ops, stream);
     case Target::sm90: return sm90::gemm(p, ops, stream);
   }
@@ -122,7 +134,8 @@ std::size_t workspace_size(Problem p, int cc, bool any_beta) {
 
 KernelInfo gemm_kernel_info() {
   KernelInfo k{"gemm", OpKind::gemm, {DType::f32, DType::f16, DType::bf16, DType::e4m3, DType::e5m2}, 80,
-               "the entry point: fma for fp32; sm90 on compute capability 9.0, else sm80, for fp16 and bf16; "
+               "the entry point: fma for fp32; for fp16 and bf16, skinny where M or N is at most 4, else sm90 on "
+               "compute capability 9.0, else sm80; "
                "sm90 for e4m3 and e5m2 (compute capability 9.0, per-tensor scales)",
                [](Problem const& p) { return dispatch::check(p, cc_for(p)); }, launch};
   k.workspace_size = workspace;

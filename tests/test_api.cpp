@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/harness.hpp"
+#include "kernels/entry.hpp"
 #include "kernels/registry.hpp"
 #include "loom/gemm.hpp"
 #include "tests/cublas_check.hpp"
@@ -80,6 +81,40 @@ void expect_right(Problem const& p, CaseBuffers& buf, std::string const& what) {
 
 // ---------------------------------------------------------------------------------------------
 // Statuses (no GPU needed: the arguments are checked before the device)
+
+// gemm's choice of skinny, on the host: a short side of at most 4 against at least 1024, the long
+// operand k-contiguous, both operands' leading dimensions multiples of 8 elements.
+TEST(Api, SkinnyTakesShortSidesWithAKContiguousLongOperand) {
+  struct Case {
+    DType t;
+    std::int64_t m, n, k;
+    char const* layout;
+    int pad;
+    bool want;
+  };
+  Case const cases[] = {
+      {DType::bf16, 1, 4096, 4096, "rcr", 0, true},     // decode: B (N x K) k-contiguous
+      {DType::f16, 4, 4096, 4096, "rcr", 0, true},      // the largest short side
+      {DType::bf16, 5, 4096, 4096, "rcr", 0, false},    // past it: sm90's tiles were faster at 8
+      {DType::bf16, 3, 1023, 4096, "rcr", 0, false},    // too few rows to stream
+      {DType::bf16, 4096, 4, 4096, "rcc", 0, true},     // N short: A (M x K) row-major, k-contiguous
+      {DType::bf16, 1, 4096, 4096, "ccc", 0, true},     // A of one row; B column-major, k-contiguous
+      {DType::bf16, 4, 4096, 4096, "rrr", 0, false},    // B row-major: its rows run along N
+      {DType::bf16, 4, 4096, 4100, "rcr", 0, false},    // K = 4100: no 16-byte rows
+      {DType::bf16, 4, 4096, 4096, "rcr", 3, false},    // lda padded by 3
+      {DType::f32, 1, 4096, 4096, "rcr", 0, false},     // fp32 runs on fma
+      {DType::e4m3, 1, 4096, 4096, "rcr", 0, false},    // 8-bit runs on sm90
+  };
+  for (Case const& c : cases) {
+    Problem const p = gemm_case(c.t, c.t == DType::e4m3 ? DType::bf16 : c.t, c.m, c.n, c.k, c.layout, c.pad);
+    EXPECT_EQ(skinny::preferred(p), c.want) << case_name("gemm", p) << " lda=" << p.lda;
+    if (c.want) EXPECT_EQ(skinny::check(p), "") << case_name("gemm", p);
+  }
+  Problem const wide = gemm_case(DType::bf16, DType::bf16, 64, 4096, 4096, "rcr");
+  EXPECT_EQ(skinny::check(wide), "neither M nor N is at most 4");
+  Problem const mn_major = gemm_case(DType::bf16, DType::bf16, 4, 4096, 4096, "rrr");
+  EXPECT_EQ(skinny::check(mn_major), "the long operand is not k-contiguous (K is not its contiguous dimension)");
+}
 
 TEST(Api, StatusHoldsOneLine) {
   Status const ok;
@@ -220,6 +255,10 @@ TEST(ApiGpu, GraphReplaysMatchEagerCallsOnEveryPath) {
   paths.push_back({"fma", "fma", {gemm_case(DType::f32, DType::f32, 515, 384, 120, "ccc")}});
   paths.push_back({"sm80 fallback", dev.cc == 90 ? "sm80 (" : "sm80",
                    {gemm_case(DType::f16, DType::f16, 300, 200, 264, "rcr", 3)}});
+  // Decode: M or N at most 4 (either side short, a ragged K and a row past the last whole CTA).
+  paths.push_back({"skinny", "skinny",
+                   {gemm_case(DType::bf16, DType::bf16, 4, 4099, 3000, "rcr"),
+                    gemm_case(DType::f16, DType::f32, 2051, 3, 1000, "rcc")}});
   if (dev.cc == 90) {
     paths.push_back({"whole tiles", "tma 128x256,", {gemm_case(DType::bf16, DType::bf16, 2000, 4096, 1024, "rcr")}});
     paths.push_back({"split-K", " split-K ",

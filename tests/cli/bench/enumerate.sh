@@ -27,11 +27,15 @@ check "default sweep at 9.0" '^enumerate: [0-9]+ benchmarks would run, 0 not_sup
 "$bench" --mode=enumerate --kernels=gemm,sm90 --dtypes=bf16 --layouts=rcr --m=1,128 --n=4096 --k=4096 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
 check "plan: gemm takes sm90's TMA path" '^  plan: sm90: tma [0-9]+x[0-9]+'
 check "plan: sm90's own" '^  plan: tma [0-9]+x[0-9]+'
-check "plan: M = 1 is swapped" '^  plan: sm90: tma [0-9]+x[0-9]+ swap-AB'
+check "plan: gemm at M = 1 takes skinny" '^  plan: skinny$'
+check "plan: sm90 swaps M = 1" '^  plan: tma [0-9]+x[0-9]+ swap-AB'
 [[ $(grep -c '^  plan: ' "$tmp/out") -eq 4 ]] && echo "ok   plan: one line per kernel row" || { echo "FAIL plan lines: $(grep -c '^  plan: ' "$tmp/out")"; fail=1; }
-"$bench" --mode=enumerate --kernels=gemm --dtypes=bf16,f32 --layouts=ccc --m=1 --n=4096 --k=4096 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
-check "plan: ccc at M = 1 (lda = 1, one row) takes TMA" '^  plan: sm90: tma [0-9]+x[0-9]+'
+"$bench" --mode=enumerate --kernels=gemm,sm90 --dtypes=bf16,f32 --layouts=ccc --m=1 --n=4096 --k=4096 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
+check "plan: ccc at M = 1 (lda = 1, one row) takes TMA in sm90" '^  plan: tma [0-9]+x[0-9]+'
+check "plan: ccc at M = 1 takes skinny in gemm" '^  plan: skinny$'
 check "plan: fp32 is fma" '^  plan: fma$'
+"$bench" --mode=enumerate --kernels=gemm --dtypes=bf16 --layouts=rrr --m=1 --n=4096 --k=4096 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
+check "plan: rrr at M = 1 (B n-contiguous) is not skinny's" '^  plan: sm90: tma [0-9]+x[0-9]+'
 "$bench" --mode=enumerate --kernels=gemm --dtypes=bf16 --layouts=rcr --m=2 --n=4096 --k=4095 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
 check "plan: lda = 4095 goes to sm80" '^  plan: sm90: sm80 \(lda is not a multiple of 8 elements\)$'
 # --sms plans for a named card: an H100 PCIe's 114 SMs change some of the llm sweep's picks (fewer
