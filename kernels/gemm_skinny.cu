@@ -81,7 +81,8 @@ struct SkinnyArgs {
   void* d;
   Coord<2> d_stride;            // of (s, r)
   float alpha, beta;
-  bool vec_l, vec_s;            // whole vectors may move with one 16-byte access
+  bool vec_l, vec_s;            // whole vectors may move with one 16-byte access (S: k-contiguous)
+  bool pack_s;                  // S is packed m-contiguous (kPack), from a 16-byte aligned base
 };
 
 template <class T>
@@ -109,9 +110,13 @@ __device__ __forceinline__ void fma_vectors(float (&acc)[kR][kS], Vec<T> const (
 
 // kVec: L and S move in 16-byte vectors (the host checked their alignment), and every chunk but
 // the last partial one (K % 256) is read without predicates: a CTA's rows past R and S's columns
-// past Sn read row R-1 and column Sn-1 again, whose sums are dropped. The partial chunk, and every
+// past Sn read row 0 and column 0 again, whose sums are dropped. The partial chunk, and every
 // chunk without kVec, go element by element, each under its predicate.
-template <class T, class TO, int kS, bool kVec>
+// kPack: 0 where S is k-contiguous. Otherwise S is packed the other way, its Sn = kPack columns
+// contiguous and K's stride kPack (A of a column-major problem at M = 2-4 with lda = M, or a
+// row-major B at N = 2-4): a lane's kV values of k for every column are then kPack whole vectors
+// from its first element, read as such and unpacked in registers.
+template <class T, class TO, int kS, bool kVec, int kPack>
 __global__ void __launch_bounds__(SkinnyConfig<T, kS>::kThreads) gemm_skinny_kernel(SkinnyArgs<T> const args) {
   using C = SkinnyConfig<T, kS>;
   constexpr int V = C::kV, R = C::kR, U = C::kU, W = C::kWarps;
@@ -133,9 +138,22 @@ __global__ void __launch_bounds__(SkinnyConfig<T, kS>::kThreads) gemm_skinny_ker
 #pragma unroll
     for (int r = 0; r < R; ++r)
       vl[r].u = __ldg(reinterpret_cast<uint4 const*>(r < rows_in ? &tLgL(0, 0, r) : &tLgL(0, 0, 0)));
+    if constexpr (kPack == 0) {
 #pragma unroll
-    for (int s = 0; s < kS; ++s)
-      vs[s].u = __ldg(reinterpret_cast<uint4 const*>(s < cols_in ? &tSgS(0, 0, s) : &tSgS(0, 0, 0)));
+      for (int s = 0; s < kS; ++s)
+        vs[s].u = __ldg(reinterpret_cast<uint4 const*>(s < cols_in ? &tSgS(0, 0, s) : &tSgS(0, 0, 0)));
+    } else {
+      Vec<T> raw[kPack];  // element v * kPack + s is S(k + v, s)
+#pragma unroll
+      for (int j = 0; j < kPack; ++j) raw[j].u = __ldg(reinterpret_cast<uint4 const*>(&tSgS(0, 0, 0)) + j);
+#pragma unroll
+      for (int s = 0; s < kS; ++s)
+#pragma unroll
+        for (int v = 0; v < V; ++v) {
+          int const e = v * kPack + (s < kPack ? s : 0);
+          vs[s].e[v] = raw[e / V].e[e % V];
+        }
+    }
   };
   i64 c0 = warp;
   for (; c0 + i64(W) * (U - 1) < whole; c0 += i64(W) * U) {  // U whole chunks in flight
@@ -228,6 +246,13 @@ SkinnyView view_of(Problem const& p, Operands const& ops) {
   return v;
 }
 
+// S of 2-4 columns packed m-contiguous (its columns adjacent, K's stride their count): the kernel's
+// kPack form reads it in vectors.
+bool packed_short(SkinnyView const& v) {
+  i64 const n = v.gs.shape[0];
+  return n >= 2 && n <= kMaxShort && v.gs.stride[0] == 1 && v.gs.stride[1] == n;
+}
+
 template <class T, class TO, int kS>
 cudaError_t launch(SkinnyView const& v, Problem const& p, Operands const& ops, cudaStream_t stream) {
   constexpr i64 kV = 16 / sizeof(T);
@@ -238,11 +263,21 @@ cudaError_t launch(SkinnyView const& v, Problem const& p, Operands const& ops, c
       make_gmem_tensor(static_cast<T const*>(v.s), Coord<2>{{k, shorts}}, Coord<2>{{v.gs.stride[1], v.gs.stride[0]}}),
       ops.c, ops.d, v.d_stride, float(p.alpha), float(p.beta),
       aligned(v.l) && v.gl.stride[0] % kV == 0,
-      aligned(v.s) && v.gs.stride[1] == 1 && (shorts == 1 || v.gs.stride[0] % kV == 0)};
+      aligned(v.s) && v.gs.stride[1] == 1 && (shorts == 1 || v.gs.stride[0] % kV == 0),
+      aligned(v.s) && packed_short(v)};
   using C = SkinnyConfig<T, kS>;
-  i64 const ctas = (rows + C::kR - 1) / C::kR;
-  if (args.vec_l && args.vec_s) gemm_skinny_kernel<T, TO, kS, true><<<unsigned(ctas), C::kThreads, 0, stream>>>(args);
-  else gemm_skinny_kernel<T, TO, kS, false><<<unsigned(ctas), C::kThreads, 0, stream>>>(args);
+  unsigned const ctas = unsigned((rows + C::kR - 1) / C::kR);
+  if (args.vec_l && args.vec_s) {
+    gemm_skinny_kernel<T, TO, kS, true, 0><<<ctas, C::kThreads, 0, stream>>>(args);
+  } else if (args.vec_l && args.pack_s && kS >= 2) {
+    if constexpr (kS == 2) gemm_skinny_kernel<T, TO, 2, true, 2><<<ctas, C::kThreads, 0, stream>>>(args);
+    if constexpr (kS == 4) {
+      if (shorts == 3) gemm_skinny_kernel<T, TO, 4, true, 3><<<ctas, C::kThreads, 0, stream>>>(args);
+      else gemm_skinny_kernel<T, TO, 4, true, 4><<<ctas, C::kThreads, 0, stream>>>(args);
+    }
+  } else {
+    gemm_skinny_kernel<T, TO, kS, false, 0><<<ctas, C::kThreads, 0, stream>>>(args);
+  }
   return cudaGetLastError();
 }
 
@@ -280,13 +315,16 @@ std::string check(Problem const& p) {
 
 // 1024 rows make 512-1024 CTAs: a few per SM on a GPU of 132 (at 1024 it ran 1.15-1.73x sm90 on an
 // H100). Below that sm90's split K spreads the stream over more SMs than the rows do here.
-// Only where the leading dimensions let both operands move in 16-byte vectors (their base
-// addresses are checked at launch): element by element the kernel is far slower than the others.
+// Only where the leading dimensions let both operands move in 16-byte vectors (the long one
+// k-contiguous, the short one either way: packed m-contiguous as a column-major A of lda = M is;
+// their base addresses are checked at launch): element by element the kernel is far slower than
+// the others.
 bool preferred(Problem const& p) {
   if (!check(p).empty() || std::max(p.m, p.n) < 1024) return false;
   SkinnyView const v = view_of(with_default_lds(p), Operands{});
   i64 const vec = 16 / i64(size_of(p.dtype));
-  return v.gl.stride[0] % vec == 0 && v.gs.stride[1] == 1 && (v.gs.shape[0] == 1 || v.gs.stride[0] % vec == 0);
+  bool const vec_s = v.gs.stride[1] == 1 && (v.gs.shape[0] == 1 || v.gs.stride[0] % vec == 0);
+  return v.gl.stride[0] % vec == 0 && (vec_s || packed_short(v));
 }
 
 cudaError_t gemm(Problem const& p0, Operands const& ops, cudaStream_t stream) {

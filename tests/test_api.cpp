@@ -99,6 +99,10 @@ TEST(Api, SkinnyTakesShortSidesWithAKContiguousLongOperand) {
       {DType::bf16, 3, 1023, 4096, "rcr", 0, false},    // too few rows to stream
       {DType::bf16, 4096, 4, 4096, "rcc", 0, true},     // N short: A (M x K) row-major, k-contiguous
       {DType::bf16, 1, 4096, 4096, "ccc", 0, true},     // A of one row; B column-major, k-contiguous
+      {DType::bf16, 2, 4096, 4096, "ccc", 0, true},     // A column-major, lda = 2: packed m-contiguous
+      {DType::f16, 3, 4096, 4096, "ccr", 0, true},      // the same at 3 columns
+      {DType::bf16, 2, 4096, 4096, "ccc", 1, false},    // lda = 3 at M = 2: neither way in vectors
+      {DType::bf16, 4096, 3, 4096, "rrr", 0, true},     // N short: B row-major, ldb = 3, packed
       {DType::bf16, 4, 4096, 4096, "rrr", 0, false},    // B row-major: its rows run along N
       {DType::bf16, 4, 4096, 4100, "rcr", 0, false},    // K = 4100: no 16-byte rows
       {DType::bf16, 4, 4096, 4096, "rcr", 3, false},    // lda padded by 3
@@ -259,6 +263,8 @@ TEST(ApiGpu, GraphReplaysMatchEagerCallsOnEveryPath) {
   paths.push_back({"skinny", "skinny",
                    {gemm_case(DType::bf16, DType::bf16, 4, 4099, 3000, "rcr"),
                     gemm_case(DType::f16, DType::f32, 2051, 3, 1000, "rcc")}});
+  // The short operand packed m-contiguous (column-major A, lda = M = 3).
+  paths.push_back({"skinny, packed short operand", "skinny", {gemm_case(DType::bf16, DType::bf16, 3, 4099, 3000, "ccc")}});
   if (dev.cc == 90) {
     paths.push_back({"whole tiles", "tma 128x256,", {gemm_case(DType::bf16, DType::bf16, 2000, 4096, 1024, "rcr")}});
     paths.push_back({"split-K", " split-K ",

@@ -36,6 +36,8 @@ check "plan: ccc at M = 1 takes skinny in gemm" '^  plan: skinny$'
 check "plan: fp32 is fma" '^  plan: fma$'
 "$bench" --mode=enumerate --kernels=gemm --dtypes=bf16 --layouts=rrr --m=1 --n=4096 --k=4096 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
 check "plan: rrr at M = 1 (B n-contiguous) is not skinny's" '^  plan: sm90: tma [0-9]+x[0-9]+'
+"$bench" --mode=enumerate --kernels=gemm --dtypes=bf16 --layouts=ccc --m=2 --n=4096 --k=4096 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
+check "plan: ccc at M = 2 (lda = 2, packed) takes skinny" '^  plan: skinny$'
 "$bench" --mode=enumerate --kernels=gemm --dtypes=bf16 --layouts=rcr --m=2 --n=4096 --k=4095 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
 check "plan: lda = 4095 goes to sm80" '^  plan: sm90: sm80 \(lda is not a multiple of 8 elements\)$'
 # --sms plans for a named card: an H100 PCIe's 114 SMs change some of the llm sweep's picks (fewer
