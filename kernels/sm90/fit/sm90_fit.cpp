@@ -2,9 +2,13 @@
 // of forced plans (kernels/sm90/fit/data/*.csv), and prints the score before and after, and the
 // fitted parameters as the C++ initializers to put in Machine.
 //
-//   build/loom-sm90-fit kernels/sm90/fit/data/*.csv
+//   build/loom-sm90-fit kernels/sm90/fit/data/h100.csv kernels/sm90/fit/data/h200.csv
 //   build/loom-sm90-fit --only='efficiency[128x224]' kernels/sm90/fit/data/*.csv
 //   build/loom-sm90-fit --only=8bit kernels/sm90/fit/data/*.csv
+//   build/loom-sm90-fit --holdout=new.csv kernels/sm90/fit/data/h100.csv
+//
+// --holdout=FILE (repeatable) scores the committed and the fitted parameters on timings the fit
+// does not see: whether a refit carries over to problems outside its data, before any GPU measures it.
 //
 // --only=NAME[,NAME...] fits those parameters alone (the names it prints), holding the rest;
 // --only=8bit fits the 8-bit efficiencies of the shapes built for e4m3 x e4m3 (both modes) and the
@@ -59,11 +63,14 @@ void print_modes(char const* what, std::vector<loom::sm90::fit::Timing> const& a
 
 int main(int argc, char** argv) {
   std::string only;  // ",NAME,NAME,": the parameters --only names
+  std::vector<std::string> holdout;  // --holdout files
   int first = 1;
   for (; first < argc && std::string(argv[first]).rfind("--", 0) == 0; ++first) {
     std::string const a = argv[first];
     if (a.rfind("--only=", 0) == 0) {
       only.append(",").append(a.substr(7)).append(",");
+    } else if (a.rfind("--holdout=", 0) == 0) {
+      holdout.push_back(a.substr(10));
     } else if (a.rfind("--rms-weight=", 0) == 0) {
       rms_weight = std::atof(a.c_str() + 13);
     } else {
@@ -72,14 +79,18 @@ int main(int argc, char** argv) {
     }
   }
   if (argc <= first) {
-    std::fprintf(stderr, "usage: loom-sm90-fit [--only=NAME,...] [--rms-weight=W] DATA.csv...\n");
+    std::fprintf(stderr, "usage: loom-sm90-fit [--only=NAME,...] [--rms-weight=W] [--holdout=FILE] DATA.csv...\n");
     return 2;
   }
-  std::vector<loom::sm90::fit::Timing> all;
+  std::vector<loom::sm90::fit::Timing> all, held;
   try {
     for (int i = first; i < argc; ++i) {
       auto const t = loom::sm90::fit::read_csv(argv[i]);
       all.insert(all.end(), t.begin(), t.end());
+    }
+    for (std::string const& f : holdout) {
+      auto const t = loom::sm90::fit::read_csv(f);
+      held.insert(held.end(), t.begin(), t.end());
     }
   } catch (std::exception const& e) {
     std::fprintf(stderr, "loom-sm90-fit: %s\n", e.what());
@@ -89,6 +100,7 @@ int main(int argc, char** argv) {
   Machine mc;
   Score const before = loom::sm90::fit::score(groups, mc);
   print_modes("committed", all, mc);
+  if (!held.empty()) print_modes("committed, held out", held, mc);
 
   std::vector<Param> params = {{"clock_share", &mc.clock_share, 1},    {"dram_share", &mc.dram_share, 1},
                                {"l2_bytes_per_clk", &mc.l2_bytes_per_clk, 0}, {"sm_load_bw", &mc.sm_load_bw, 0},
@@ -152,6 +164,7 @@ int main(int argc, char** argv) {
     if (!improved) break;
   }
   print_modes("fitted", all, mc);
+  if (!held.empty()) print_modes("fitted, held out", held, mc);
   std::printf("parameters:\n");
   // Six digits: the regret is a count of picks, and values printed to four moved ties (2.6% fitted, 3.0% pasted).
   for (Param const& p : params) std::printf("  %-24s %.6g\n", p.name, *p.value);
