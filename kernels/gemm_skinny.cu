@@ -46,6 +46,7 @@ namespace loom {
 namespace {
 
 constexpr int kMaxShort = 4;  // the largest short side the kernel takes (see the top)
+constexpr i64 kMinRows = 128;       // the fewest rows of the long side gemm sends here (see preferred)
 
 template <class T, int kS_>
 struct SkinnyConfig {
@@ -313,14 +314,15 @@ std::string check(Problem const& p) {
   return view_of(q, Operands{}).why;
 }
 
-// 1024 rows make 512-1024 CTAs: a few per SM on a GPU of 132 (at 1024 it ran 1.15-1.73x sm90 on an
-// H100). Below that sm90's split K spreads the stream over more SMs than the rows do here.
+// At least 128 rows: on an H100 it ran 1.16-2.43x sm90's speed at every measured shape of 128 to
+// 1024 rows (K = 1024 to 14336; 64-128 CTAs at 128 rows still beat sm90's split K), and 1.2x
+// cuBLAS's there (docs/tuning/sm90.md, twelfth round). Fewer rows were not measured.
 // Only where the leading dimensions let both operands move in 16-byte vectors (the long one
 // k-contiguous, the short one either way: packed m-contiguous as a column-major A of lda = M is;
 // their base addresses are checked at launch): element by element the kernel is far slower than
 // the others.
 bool preferred(Problem const& p) {
-  if (!check(p).empty() || std::max(p.m, p.n) < 1024) return false;
+  if (!check(p).empty() || std::max(p.m, p.n) < kMinRows) return false;
   SkinnyView const v = view_of(with_default_lds(p), Operands{});
   i64 const vec = 16 / i64(size_of(p.dtype));
   bool const vec_s = v.gs.stride[1] == 1 && (v.gs.shape[0] == 1 || v.gs.stride[0] % vec == 0);
