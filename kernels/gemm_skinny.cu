@@ -30,7 +30,7 @@
 // Every index goes through the layout core: mL (K,R) -> local_tile<(256,kR)>(mL, c, cta) ->
 // partition_S<kCopy>(.., lane) = (CPY,1,kR), and the same for S and for the identity tensors that
 // predicate the ragged edges. Written by hand: the 16-byte access at a vector's first element (as
-// kernels/add.cu) and the reduction's shuffles.
+// kernels/add.cu), the unpacking of a packed short operand (kPack), and the reduction's shuffles.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -45,8 +45,8 @@
 namespace loom {
 namespace {
 
-constexpr int kMaxShort = 4;  // the largest short side the kernel takes (see the top)
-constexpr i64 kMinRows = 128;       // the fewest rows of the long side gemm sends here (see preferred)
+constexpr int kMaxShort = 4;    // the largest short side the kernel takes (see the top)
+constexpr i64 kMinRows = 128;   // the fewest rows of the long side gemm sends here (see preferred)
 
 template <class T, int kS_>
 struct SkinnyConfig {
