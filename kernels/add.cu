@@ -87,14 +87,7 @@ struct AddConfig {
   // CPY_R = 1 and CPY_S = kBatch.
   static constexpr Layout kPart =
       kCopy.partition_S(local_tile(dynamic_identity_layout<2>(), kTile, make_coord(_, _)).layout).layout;
-  static constexpr bool cpy_is_r_vector() {
-    Layout const cpy = get(kPart, 0);
-    if (size(cpy).v != kV) return false;
-    for (i64 v = 0; v < kV; ++v)
-      if (!(crd2idx_flat<Coord<2>>(v, cpy.shape, cpy.stride) == Coord<2>{{v, 0}})) return false;
-    return true;
-  }
-  static_assert(rank(kPart) == 5 && cpy_is_r_vector());
+  static_assert(rank(kPart) == 5 && is_run_along_mode0(get(kPart, 0), kV));
   static_assert(size(get(kPart, 1)).v == 1 && size(get(kPart, 2)).v == kBatch);
 };
 

@@ -223,6 +223,17 @@ constexpr TiledCopy make_tiled_copy(CopyAtom const& atom, Layout const& thr_layo
   return {atom, layout_tv, product_each(layout_mn.shape)};
 }
 
+// Whether `cpy`, a layout of rank-2 coordinates (the first mode of partition_S/D over an identity
+// layout: what one access of a thread covers), is the n consecutive coordinates (0,0) ... (n-1,0),
+// one run along mode 0: the condition for a kernel to move it as one vector of n elements where
+// mode 0 is the contiguous one.
+constexpr bool is_run_along_mode0(Layout const& cpy, i64 n) {
+  if (size(cpy).v != n) return false;
+  for (i64 v = 0; v < n; ++v)
+    if (!(crd2idx_flat<Coord<2>>(v, cpy.shape, cpy.stride) == Coord<2>{{v, 0}})) return false;
+  return true;
+}
+
 // The copy that moves a TiledMMA's A (or B, or C) operand: its threads and values are the MMA's,
 // over the MMA's (TileM,TileK) (or (TileN,TileK), (TileM,TileN)) tile. With an ldmatrix atom, each
 // thread's destination values are exactly its MMA fragment.

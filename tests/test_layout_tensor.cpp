@@ -83,3 +83,20 @@ TEST(LayoutTensor, TableEqualsEvaluation) {
 }
 
 }  // namespace
+
+// is_run_along_mode0: what add and skinny assert of their copies' first mode. A thread's vector of
+// V consecutive elements of mode 0 is a run; values laid along mode 1, or a count other than the
+// mode's size, are not.
+TEST(LayoutTensor, RunAlongModeZeroOfACopyPartition) {
+  for (i64 V : {4, 8}) {
+    auto first_mode = [&](Layout const& val) {
+      TiledCopy const copy = make_tiled_copy(copy_atom(V), make_layout(make_shape(32, 1)), val);
+      Tile const tile = make_tile(32 * V, V);
+      return get(copy.partition_S(local_tile(dynamic_identity_layout<2>(), tile, make_coord(_, _)).layout).layout, 0);
+    };
+    Layout const along_m = first_mode(make_layout(make_shape(V, 1)));
+    EXPECT_TRUE(is_run_along_mode0(along_m, V)) << V;
+    EXPECT_FALSE(is_run_along_mode0(along_m, V / 2)) << V;
+    EXPECT_FALSE(is_run_along_mode0(first_mode(make_layout(make_shape(1, V))), V)) << V;
+  }
+}
