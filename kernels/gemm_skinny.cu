@@ -64,14 +64,8 @@ struct SkinnyConfig {
   // consecutive elements of K.
   static constexpr Layout kPart =
       kCopy.partition_S(local_tile(dynamic_identity_layout<2>(), kTileL, make_coord(_, _)).layout).layout;
-  static constexpr bool cpy_is_k_vector() {
-    Layout const cpy = get(kPart, 0);
-    if (size(cpy).v != kV) return false;
-    for (i64 v = 0; v < kV; ++v)
-      if (!(crd2idx_flat<Coord<2>>(v, cpy.shape, cpy.stride) == Coord<2>{{v, 0}})) return false;
-    return true;
-  }
-  static_assert(rank(kPart) == 5 && cpy_is_k_vector() && size(get(kPart, 1)).v == 1 && size(get(kPart, 2)).v == kR);
+  static_assert(rank(kPart) == 5 && is_run_along_mode0(get(kPart, 0), kV) && size(get(kPart, 1)).v == 1 &&
+                size(get(kPart, 2)).v == kR);
 };
 
 template <class T>
@@ -253,6 +247,12 @@ bool packed_short(SkinnyView const& v) {
   i64 const n = v.gs.shape[0];
   return n >= 2 && n <= kMaxShort && v.gs.stride[0] == 1 && v.gs.stride[1] == n;
 }
+// Whether the strides let L, and S k-contiguous, move in vectors of `vec` elements (their base
+// addresses aside: launch checks those, preferred cannot).
+bool vector_long(SkinnyView const& v, i64 vec) { return v.gl.stride[0] % vec == 0; }
+bool vector_short(SkinnyView const& v, i64 vec) {
+  return v.gs.stride[1] == 1 && (v.gs.shape[0] == 1 || v.gs.stride[0] % vec == 0);
+}
 
 template <class T, class TO, int kS>
 cudaError_t launch(SkinnyView const& v, Problem const& p, Operands const& ops, cudaStream_t stream) {
@@ -263,9 +263,7 @@ cudaError_t launch(SkinnyView const& v, Problem const& p, Operands const& ops, c
       make_gmem_tensor<0>(static_cast<T const*>(v.l), Coord<2>{{k, rows}}, Coord<2>{{1, v.gl.stride[0]}}),
       make_gmem_tensor(static_cast<T const*>(v.s), Coord<2>{{k, shorts}}, Coord<2>{{v.gs.stride[1], v.gs.stride[0]}}),
       ops.c, ops.d, v.d_stride, float(p.alpha), float(p.beta),
-      aligned(v.l) && v.gl.stride[0] % kV == 0,
-      aligned(v.s) && v.gs.stride[1] == 1 && (shorts == 1 || v.gs.stride[0] % kV == 0),
-      aligned(v.s) && packed_short(v)};
+      aligned(v.l) && vector_long(v, kV), aligned(v.s) && vector_short(v, kV), aligned(v.s) && packed_short(v)};
   using C = SkinnyConfig<T, kS>;
   unsigned const ctas = unsigned((rows + C::kR - 1) / C::kR);
   if (args.vec_l && args.vec_s) {
@@ -325,8 +323,7 @@ bool preferred(Problem const& p) {
   if (!check(p).empty() || std::max(p.m, p.n) < kMinRows) return false;
   SkinnyView const v = view_of(with_default_lds(p), Operands{});
   i64 const vec = 16 / i64(size_of(p.dtype));
-  bool const vec_s = v.gs.stride[1] == 1 && (v.gs.shape[0] == 1 || v.gs.stride[0] % vec == 0);
-  return v.gl.stride[0] % vec == 0 && (vec_s || packed_short(v));
+  return vector_long(v, vec) && (vector_short(v, vec) || packed_short(v));
 }
 
 cudaError_t gemm(Problem const& p0, Operands const& ops, cudaStream_t stream) {
