@@ -25,8 +25,8 @@ std::string check(Problem const& p);
 namespace skinny {  // f16/bf16 with M or N at most 4 on FFMA, the long operand k-contiguous (kernels/gemm_skinny.cu)
 cudaError_t gemm(Problem const& p, Operands const& ops, cudaStream_t stream);
 std::string check(Problem const& p);
-// Whether gemm's dispatch sends p here: skinny takes it, and its long side has enough rows to give
-// every SM of a GPU its share of the stream.
+// Whether gemm's dispatch sends p here: skinny takes it, its long side has at least 128 rows (the
+// fewest measured), and its strides let both operands move in 16-byte vectors.
 bool preferred(Problem const& p);
 }  // namespace skinny
 namespace sm80 {  // f16/bf16 on mma.sync, any alignment (kernels/gemm_sm80.cu)

@@ -134,7 +134,7 @@ std::size_t workspace_size(Problem p, int cc, bool any_beta) {
 
 KernelInfo gemm_kernel_info() {
   KernelInfo k{"gemm", OpKind::gemm, {DType::f32, DType::f16, DType::bf16, DType::e4m3, DType::e5m2}, 80,
-               "the entry point: fma for fp32; for fp16 and bf16, skinny where M or N is at most 4, else sm90 on "
+               "the entry point: fma for fp32; for fp16 and bf16, skinny where M or N is at most 4 (the other at least 128), else sm90 on "
                "compute capability 9.0, else sm80; "
                "sm90 for e4m3 and e5m2 (compute capability 9.0, per-tensor scales)",
                [](Problem const& p) { return dispatch::check(p, cc_for(p)); }, launch};
