@@ -11,7 +11,9 @@
 // multicasts it to both, as the GEMM shares a tile. `share` CTAs (clusters) read the same panel, as
 // the GEMM's tile rows read the same B panel, so that L2 serves all but the first.
 //
-// Per configuration: bytes received per SM per SM clock (clock64 over each CTA's consumer loop;
+// Per configuration: the distinct bytes read (each CTA walks its panel's K again and again, so
+// against the L2's size this says whether the loads hit L2 after the first pass or stream from
+// DRAM: --k sets it), bytes received per SM per SM clock (clock64 over each CTA's consumer loop;
 // mean, min and max over the CTAs), the aggregate GB/s over the launch (CUDA events) and its time.
 //
 // Written by hand, and why: the ring's waits and arrivals (control flow); the panel a CTA reads
@@ -197,8 +199,8 @@ int main(int argc, char** argv) {
   }
   int const sms = prop.multiProcessorCount;
   std::printf("%s, %d SMs; a 65536 x %d bf16 tensor, %d stages a CTA\n", prop.name, sms, k, iters);
-  std::printf("%5s %5s %6s %7s %5s %8s | %8s %8s %8s | %9s %9s\n", "rows", "boxes", "stages", "cluster", "share", "stage KB",
-              "B/clk", "min", "max", "GB/s", "us");
+  std::printf("%5s %5s %6s %7s %5s %8s %9s | %8s %8s %8s | %9s %9s\n", "rows", "boxes", "stages", "cluster", "share", "stage KB",
+              "data MB", "B/clk", "min", "max", "GB/s", "us");
 
   // 64 Ki rows x K bf16 (128 MiB at K = 1024, more than L2): at most 256 x 2 rows a panel, 128 panels,
   // so that with share = 1 every CTA of a 132-SM card reads its own (the last few wrap around).
@@ -247,8 +249,12 @@ int main(int argc, char** argv) {
               double const rate = bytes / double(std::max(cc, 1ll));
               sum += rate, lo = std::min(lo, rate), hi = std::max(hi, rate);
             }
-            std::printf("%5d %5d %6d %7d %5d %8.1f | %8.2f %8.2f %8.2f | %9.0f %9.1f\n", r, bx, st, cl, sh, stage_bytes / 1024.0,
-                        sum / grid, lo, hi, bytes * grid / (ms * 1e-3) / 1e9, ms * 1e3);
+            // The distinct bytes the launch reads: against the L2's size, whether the loads are L2 hits
+            // after the first pass over K (iters > K / 64) or stream from DRAM.
+            int const distinct = std::min(p.panels, (grid / cl + sh - 1) / sh);
+            double const data_mb = double(distinct) * r * bx * double(k) * 2 / 1e6;
+            std::printf("%5d %5d %6d %7d %5d %8.1f %9.1f | %8.2f %8.2f %8.2f | %9.0f %9.1f\n", r, bx, st, cl, sh, stage_bytes / 1024.0,
+                        data_mb, sum / grid, lo, hi, bytes * grid / (ms * 1e-3) / 1e9, ms * 1e3);
           }
   PROBE_CUDA(cudaFree(data));
   PROBE_CUDA(cudaFree(cycles));
