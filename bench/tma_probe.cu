@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "kernels/sm90/ptx.cuh"
+#include "harness/harness.hpp"
 #include "kernels/tma_copy.hpp"
 #include "layout/gmma.hpp"
 #include "layout/tensor.hpp"
@@ -109,20 +110,11 @@ __global__ void __launch_bounds__(64, 1) tma_probe_kernel(__grid_constant__ Prob
 #endif
 }
 
-#define PROBE_CUDA(x)                                                                     \
-  do {                                                                                    \
-    cudaError_t const e_ = (x);                                                           \
-    if (e_ != cudaSuccess) {                                                              \
-      std::fprintf(stderr, "loom-tma-probe: %s: %s\n", #x, cudaGetErrorString(e_));       \
-      std::exit(1);                                                                       \
-    }                                                                                     \
-  } while (0)
-
 template <int kRows>
 void run_one(ProbeParams p, int grid, int smem, float* ms) {
   auto* kernel = tma_probe_kernel<kRows>;
-  PROBE_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  PROBE_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  LOOM_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  LOOM_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
   cudaLaunchConfig_t cfg{};
   cudaLaunchAttribute attr[1];
   attr[0].id = cudaLaunchAttributeClusterDimension;
@@ -135,19 +127,22 @@ void run_one(ProbeParams p, int grid, int smem, float* ms) {
   cfg.blockDim = dim3(64);
   cfg.dynamicSmemBytes = size_t(smem);
   cudaEvent_t a, b;
-  PROBE_CUDA(cudaEventCreate(&a));
-  PROBE_CUDA(cudaEventCreate(&b));
-  PROBE_CUDA(cudaLaunchKernelEx(&cfg, kernel, p));  // warm-up
-  PROBE_CUDA(cudaGetLastError());
-  PROBE_CUDA(cudaEventRecord(a));
-  PROBE_CUDA(cudaLaunchKernelEx(&cfg, kernel, p));
-  PROBE_CUDA(cudaGetLastError());
-  PROBE_CUDA(cudaEventRecord(b));
-  PROBE_CUDA(cudaEventSynchronize(b));
-  PROBE_CUDA(cudaEventElapsedTime(ms, a, b));
-  PROBE_CUDA(cudaEventDestroy(a));
-  PROBE_CUDA(cudaEventDestroy(b));
+  LOOM_CUDA(cudaEventCreate(&a));
+  LOOM_CUDA(cudaEventCreate(&b));
+  LOOM_CUDA(cudaLaunchKernelEx(&cfg, kernel, p));  // warm-up
+  LOOM_CUDA(cudaGetLastError());
+  LOOM_CUDA(cudaEventRecord(a));
+  LOOM_CUDA(cudaLaunchKernelEx(&cfg, kernel, p));
+  LOOM_CUDA(cudaGetLastError());
+  LOOM_CUDA(cudaEventRecord(b));
+  LOOM_CUDA(cudaEventSynchronize(b));
+  LOOM_CUDA(cudaEventElapsedTime(ms, a, b));
+  LOOM_CUDA(cudaEventDestroy(a));
+  LOOM_CUDA(cudaEventDestroy(b));
 }
+
+int run(std::vector<int> const& rows, std::vector<int> const& boxes, std::vector<int> const& stages,
+        std::vector<int> const& clusters, std::vector<int> const& shares, int device, int k, int iters, int ctas);
 
 }  // namespace
 
@@ -181,22 +176,30 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "loom-tma-probe: --k=%d is not a multiple of 64\n", k);
     return 2;
   }
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
-    std::fprintf(stderr, "loom-tma-probe: no CUDA GPU found\n");
+  try {
+    return run(rows, boxes, stages, clusters, shares, device, k, iters, ctas);
+  } catch (harness::NoGpu const& e) {
+    std::fprintf(stderr, "loom-tma-probe: %s\n", e.what());
+    return 2;
+  } catch (std::exception const& e) {
+    std::fprintf(stderr, "loom-tma-probe: %s\n", e.what());
+    return 1;
+  }
+}
+
+namespace {
+
+int run(std::vector<int> const& rows, std::vector<int> const& boxes, std::vector<int> const& stages,
+        std::vector<int> const& clusters, std::vector<int> const& shares, int device, int k, int iters, int ctas) {
+  harness::DeviceInfo const info = harness::query_device(device);  // NoGpu without one
+  if (info.cc / 10 != 9) {
+    std::fprintf(stderr, "loom-tma-probe: %s is compute capability %d.%d; the probe is sm_90a code\n", info.name.c_str(),
+                 info.cc / 10, info.cc % 10);
     return 2;
   }
-  if (device >= n) {
-    std::fprintf(stderr, "loom-tma-probe: --device=%d: the machine has %d GPU(s)\n", device, n);
-    return 2;
-  }
-  PROBE_CUDA(cudaSetDevice(device));
+  LOOM_CUDA(cudaSetDevice(device));
   cudaDeviceProp prop{};
-  PROBE_CUDA(cudaGetDeviceProperties(&prop, device));
-  if (prop.major != 9) {
-    std::fprintf(stderr, "loom-tma-probe: %s is compute capability %d.%d; the probe is sm_90a code\n", prop.name, prop.major, prop.minor);
-    return 2;
-  }
+  LOOM_CUDA(cudaGetDeviceProperties(&prop, device));
   int const sms = prop.multiProcessorCount;
   std::printf("%s, %d SMs; a 65536 x %d bf16 tensor, %d stages a CTA\n", prop.name, sms, k, iters);
   std::printf("%5s %5s %6s %7s %5s %8s %9s | %8s %8s %8s | %9s %9s\n", "rows", "boxes", "stages", "cluster", "share", "stage KB",
@@ -206,10 +209,10 @@ int main(int argc, char** argv) {
   // so that with share = 1 every CTA of a 132-SM card reads its own (the last few wrap around).
   long long const rows_total = 65536;
   void* data = nullptr;
-  PROBE_CUDA(cudaMalloc(&data, size_t(rows_total) * size_t(k) * 2));
-  PROBE_CUDA(cudaMemset(data, 0x3c, size_t(rows_total) * size_t(k) * 2));
+  LOOM_CUDA(cudaMalloc(&data, size_t(rows_total) * size_t(k) * 2));
+  LOOM_CUDA(cudaMemset(data, 0x3c, size_t(rows_total) * size_t(k) * 2));
   long long* cycles = nullptr;
-  PROBE_CUDA(cudaMalloc(&cycles, sizeof(long long) * 65536));
+  LOOM_CUDA(cudaMalloc(&cycles, sizeof(long long) * 65536));
 
   for (int r : rows)
     for (int bx : boxes)
@@ -222,10 +225,7 @@ int main(int argc, char** argv) {
             ProbeParams p{};
             SwizzleLayout const box = tile_to_shape(gmma_atom(GmmaMajor::kK, GmmaSwizzle::k128B, 16), make_shape(r, kTK), make_shape(0, 1));
             TmaDesc const d = make_tma_desc(make_shape(rows_total, k), make_shape(k, 1), 2, box, make_shape(r, kTK));
-            if (std::string const err = make_tma_copy(d, data, true, &p.map); !err.empty()) {
-              std::fprintf(stderr, "loom-tma-probe: %s\n", err.c_str());
-              return 1;
-            }
+            if (std::string const err = make_tma_copy(d, data, true, &p.map); !err.empty()) throw harness::Error(err);
             p.shape = Coord<2>{{rows_total, k}};
             p.boxes = bx, p.stages = st, p.cluster = cl, p.share = sh, p.iters = iters;
             p.panels = int(rows_total / (r * bx));
@@ -242,7 +242,7 @@ int main(int argc, char** argv) {
               default: run_one<256>(p, grid, smem, &ms); break;
             }
             std::vector<long long> cyc(static_cast<std::size_t>(grid));
-            PROBE_CUDA(cudaMemcpy(cyc.data(), cycles, sizeof(long long) * size_t(grid), cudaMemcpyDeviceToHost));
+            LOOM_CUDA(cudaMemcpy(cyc.data(), cycles, sizeof(long long) * size_t(grid), cudaMemcpyDeviceToHost));
             double const bytes = double(stage_bytes) * iters;
             double sum = 0, lo = 1e30, hi = 0;
             for (long long cc : cyc) {
@@ -256,7 +256,9 @@ int main(int argc, char** argv) {
             std::printf("%5d %5d %6d %7d %5d %8.1f %9.1f | %8.2f %8.2f %8.2f | %9.0f %9.1f\n", r, bx, st, cl, sh, stage_bytes / 1024.0,
                         data_mb, sum / grid, lo, hi, bytes * grid / (ms * 1e-3) / 1e9, ms * 1e3);
           }
-  PROBE_CUDA(cudaFree(data));
-  PROBE_CUDA(cudaFree(cycles));
+  LOOM_CUDA(cudaFree(data));
+  LOOM_CUDA(cudaFree(cycles));
   return 0;
 }
+
+}  // namespace
