@@ -90,6 +90,7 @@ bool known(DType t) {
   return t == DType::f32 || t == DType::f16 || t == DType::bf16 || t == DType::e4m3 || t == DType::e5m2;
 }
 bool known(Order o) { return o == Order::col || o == Order::row; }
+bool known(ScaleMode m) { return m == ScaleMode::tensor || m == ScaleMode::block; }
 
 Problem gemm_problem(GemmDesc const& d) {
   Problem p;
@@ -97,6 +98,7 @@ Problem gemm_problem(GemmDesc const& d) {
   p.dtype = d.ab_type, p.out_dtype = d.cd_type;
   if (d.b_type && *d.b_type != d.ab_type) p.b_dtype = *d.b_type;
   p.fast_accum = d.fast_accum;
+  p.scale = d.scale;
   p.m = d.m, p.n = d.n, p.k = d.k;
   p.a = d.a_order, p.b = d.b_order, p.c = d.cd_order;
   p.lda = d.lda, p.ldb = d.ldb, p.ldc = d.ldc;
@@ -111,6 +113,7 @@ Status check_gemm_desc(GemmDesc const& d, bool* empty) noexcept {
     return fail(StatusCode::invalid_value, "ab_type, b_type or cd_type is not a loom::DType");
   if (!known(d.a_order) || !known(d.b_order) || !known(d.cd_order))
     return fail(StatusCode::invalid_value, "a_order, b_order or cd_order is not a loom::Order");
+  if (!known(d.scale)) return fail(StatusCode::invalid_value, "scale is not a loom::ScaleMode");
   if (Status s = check_ld("lda", d.lda, d.a_order, d.m, d.k); !s.ok()) return s;
   if (Status s = check_ld("ldb", d.ldb, d.b_order, d.k, d.n); !s.ok()) return s;
   if (Status s = check_ld("ldc", d.ldc, d.cd_order, d.m, d.n); !s.ok()) return s;
@@ -128,6 +131,10 @@ Status check_gemm_desc(GemmDesc const& d, bool* empty) noexcept {
     return fail(StatusCode::not_supported,
                 "ab_type %s with cd_type %s is not supported (f32->f32, f16->f16|f32, bf16->bf16|f32, e4m3|e5m2->bf16|f16|f32)",
                 name_of(d.ab_type), name_of(d.cd_type));
+  if (d.scale == ScaleMode::block && !eight)
+    return fail(StatusCode::not_supported, "scale=block is for 8-bit inputs (e4m3, e5m2), not %s", name_of(d.ab_type));
+  if (d.scale == ScaleMode::block && d.fast_accum)
+    return fail(StatusCode::not_supported, "scale=block with fast_accum: block scales are applied as each 128 of K's partial sum is promoted");
   // The 8-bit rules are the device's (k-major TN, leading dimensions of 16 bytes), but they hold on
   // any device, so they are named before one is looked for.
   if (eight)
@@ -185,6 +192,12 @@ Status gemm(GemmDesc const& desc, float alpha, void const* a, void const* b, flo
   if (is_8bit(desc.ab_type)) {  // only TMA reads them: no kernel takes another alignment
     if (reinterpret_cast<std::uintptr_t>(a) % 16 != 0) return fail(StatusCode::not_supported, "8-bit a is not 16-byte aligned");
     if (reinterpret_cast<std::uintptr_t>(b) % 16 != 0) return fail(StatusCode::not_supported, "8-bit b is not 16-byte aligned");
+  }
+  if (is_8bit(desc.ab_type) && desc.scale == ScaleMode::block) {  // the arrays GemmScales lays out
+    if (scales.a == nullptr) return fail(StatusCode::invalid_value, "scale=block and scales.a is null");
+    if (scales.b == nullptr) return fail(StatusCode::invalid_value, "scale=block and scales.b is null");
+    if (reinterpret_cast<std::uintptr_t>(scales.a) % 16 != 0 || reinterpret_cast<std::uintptr_t>(scales.b) % 16 != 0)
+      return fail(StatusCode::invalid_value, "scale=block and scales.a or scales.b is not 16-byte aligned");
   }
   int dev = 0, cc = 0;
   if (Status s = current_device(&dev, &cc); !s.ok()) return s;

@@ -87,6 +87,7 @@ GemmDesc gemm_desc(Problem const& p) {
   d.ab_type = p.dtype, d.cd_type = p.out_dtype;
   d.b_type = p.b_dtype;
   d.fast_accum = p.fast_accum;
+  d.scale = p.scale;
   d.a_order = p.a, d.b_order = p.b, d.cd_order = p.c;
   d.lda = p.lda, d.ldb = p.ldb, d.ldc = p.ldc;
   return d;

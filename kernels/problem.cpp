@@ -71,13 +71,18 @@ std::string input_types(Problem const& p) {
   std::string s = to_string(p.dtype);
   if (b_type(p) != p.dtype) s = s + "x" + to_string(b_type(p));
   if (p.fast_accum && is_8bit(p.dtype)) s += "-fast";
+  if (p.scale == ScaleMode::block && is_8bit(p.dtype)) s += "-block";
   return s;
 }
 
 bool parse_input_types(std::string_view s, Problem* p) {
-  constexpr std::string_view kFast = "-fast";
-  bool const fast = s.size() > kFast.size() && s.substr(s.size() - kFast.size()) == kFast;
-  if (fast) s.remove_suffix(kFast.size());
+  auto strip = [&s](std::string_view suffix) {
+    bool const has = s.size() > suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+    if (has) s.remove_suffix(suffix.size());
+    return has;
+  };
+  bool const block = strip("-block");
+  bool const fast = !block && strip("-fast");  // the promotion is what block scales ride on: never both
   DType a, b;
   std::size_t const x = s.find('x');
   if (x == std::string_view::npos) {
@@ -86,11 +91,12 @@ bool parse_input_types(std::string_view s, Problem* p) {
   } else if (!parse_dtype(s.substr(0, x), &a) || !parse_dtype(s.substr(x + 1), &b)) {
     return false;
   }
-  if (fast && !is_8bit(a)) return false;
+  if ((fast || block) && !is_8bit(a)) return false;
   p->dtype = a;
   if (b == a) p->b_dtype.reset();
   else p->b_dtype = b;
   p->fast_accum = fast;
+  p->scale = block ? ScaleMode::block : ScaleMode::tensor;
   return true;
 }
 

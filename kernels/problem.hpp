@@ -30,6 +30,7 @@ struct Problem {
   DType out_dtype = DType::f32;  // C and D
   std::optional<DType> b_dtype;  // gemm: B's type where it differs from A's (the 8-bit pairs e4m3 x e5m2)
   bool fast_accum = false;       // gemm, 8-bit inputs: no promotion of the partial sums (GemmDesc::fast_accum)
+  ScaleMode scale = ScaleMode::tensor;  // gemm, 8-bit inputs: per-tensor or block scales (GemmDesc::scale)
   std::int64_t m = 0, n = 0, k = 0;
   Order a = Order::col, b = Order::col, c = Order::col;  // c: the order of C and D
   std::int64_t lda = 0, ldb = 0, ldc = 0;                // 0: the smallest legal value
@@ -50,10 +51,11 @@ std::int64_t min_ld(Order, std::int64_t rows, std::int64_t cols);
 // Fill leading dimensions left at 0 with their smallest legal values.
 Problem with_default_lds(Problem);
 // The input types as a case names them: A's dtype ("bf16", "e4m3"), or "<A>x<B>" where B's differs
-// ("e4m3xe5m2"), and "-fast" after 8-bit types in the fast accumulation mode ("e4m3-fast").
+// ("e4m3xe5m2"), and after 8-bit types "-fast" in the fast accumulation mode ("e4m3-fast") or
+// "-block" with block scales ("e4m3-block").
 std::string input_types(Problem const&);
-// Sets dtype, b_dtype and fast_accum from input_types()'s form; false (p unchanged) on an unknown
-// name, or "-fast" after 16- or 32-bit types.
+// Sets dtype, b_dtype, fast_accum and scale from input_types()'s form; false (p unchanged) on an
+// unknown name, or "-fast" or "-block" after 16- or 32-bit types.
 bool parse_input_types(std::string_view, Problem* p);
 // "<kernel>/<input types>/<layout>/<M>x<N>x<K>", the NVTX range and benchmark name of a case.
 std::string case_name(std::string_view kernel, Problem const&);
@@ -71,7 +73,8 @@ struct Operands {
   // it between calls; two launches in flight at once need one each.
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
-  // 8-bit gemm inputs' per-tensor scales: device pointers to one fp32 each (null: 1).
+  // 8-bit gemm inputs' scales (GemmScales): per tensor, one fp32 each (null: 1); per block, the
+  // arrays loom/gemm.hpp lays out.
   float const* scale_a = nullptr;
   float const* scale_b = nullptr;
 };

@@ -164,6 +164,10 @@ TEST(Api, EachBadArgumentIsNamed) {
   d = tn, d.lda = 24, cases.push_back({d, "lda must be a multiple of 16", StatusCode::not_supported});
   d = tn, d.k = 40, cases.push_back({d, "lda must be a multiple of 16", StatusCode::not_supported});  // packed: lda = k
   d = tn, d.ab_type = DType::bf16, d.b_type = DType::e4m3, cases.push_back({d, "A and B have one type", StatusCode::not_supported});
+  // Block scales: 8-bit inputs in the accurate mode only.
+  d = tn, d.scale = ScaleMode::block, d.fast_accum = true, cases.push_back({d, "scale=block with fast_accum", StatusCode::not_supported});
+  d = small_desc(), d.scale = ScaleMode::block, cases.push_back({d, "scale=block is for 8-bit inputs", StatusCode::not_supported});
+  d = tn, d.scale = static_cast<ScaleMode>(9), cases.push_back({d, "not a loom::ScaleMode", StatusCode::invalid_value});
   for (Bad const& b : cases) {
     Status const s = call(b.d);
     EXPECT_EQ(s.code(), b.code) << b.needle << " / " << s.message();
@@ -186,6 +190,18 @@ TEST(Api, NullPointersAreNamed) {
   Status const ws = call(d, fake(), fake(), 0.f, nullptr, fake(), nullptr, 64);
   EXPECT_NE(std::string(ws.message()).find("workspace is null"), std::string::npos) << ws.message();
   EXPECT_EQ(gemm_workspace_size(d, nullptr).code(), StatusCode::invalid_value);
+  // Block scales are arrays the kernel reads: both pointers, 16-byte aligned.
+  GemmDesc block = small_desc();
+  block.ab_type = DType::e4m3, block.a_order = Order::row, block.b_order = Order::col, block.scale = ScaleMode::block;
+  auto scaled = [&](float const* sa, float const* sb) {
+    return gemm(block, 1.f, fake(), fake(), 0.f, nullptr, fake(), nullptr, 0, nullptr, GemmScales{sa, sb});
+  };
+  float const* const aligned = static_cast<float const*>(fake());
+  EXPECT_STREQ(scaled(nullptr, aligned).message(), "scale=block and scales.a is null");
+  EXPECT_STREQ(scaled(aligned, nullptr).message(), "scale=block and scales.b is null");
+  Status const misaligned = scaled(aligned, aligned + 1);
+  EXPECT_EQ(misaligned.code(), StatusCode::invalid_value);
+  EXPECT_NE(std::string(misaligned.message()).find("not 16-byte aligned"), std::string::npos) << misaligned.message();
   AddDesc ad;
   ad.m = 4, ad.n = 4;
   EXPECT_STREQ(add(ad, 1.f, nullptr, 0.f, nullptr, fake(), nullptr).message(), "a is null");

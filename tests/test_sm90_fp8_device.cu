@@ -1,6 +1,6 @@
 // Device test of sm90's 8-bit path (kernels/sm90/launch.cuh's launch_instance_fp8): the whole
-// kernel (TMA loads of e4m3/e5m2 k-major A and B, the m64nNk32 wgmmas, the tensor scales, split-K
-// and both epilogues) against an fp64 reference over the dequantized inputs: the kernel's own check,
+// kernel (TMA loads of e4m3/e5m2 k-major A and B, the m64nNk32 wgmmas, the tensor or block scales,
+// split-K and both epilogues) against an fp64 reference over the dequantized inputs: the kernel's own check,
 // on the library's instances, below the plan and loom::gemm. Each case needs a compute capability
 // 9.0 GPU and reports Skipped without one.
 //
@@ -38,6 +38,7 @@ struct Case {
   DType out;
   float alpha, sa, sb;
   bool promote = false;  // the accurate mode
+  bool block = false;    // block scales (sa, sb unused): A's per row and 128 of K, B's per 128 x 128
 };
 
 cudaError_t launch(Case const& c, Args const& args, Schedule const& s, Refusal* r) {
@@ -47,12 +48,32 @@ cudaError_t launch(Case const& c, Args const& args, Schedule const& s, Refusal* 
   if (c.shape == 1 && c.ta == k52) return c.promote ? launch_instance_fp8<1, k52, k43, true>(args, s, nullptr, r)
                                                     : launch_instance_fp8<1, k52, k43, false>(args, s, nullptr, r);
   if (c.shape == 17) return launch_instance_fp8<17, k43, k43, true>(args, s, nullptr, r);
+  if (c.shape == 5) return launch_instance_fp8<5, k43, k43, true>(args, s, nullptr, r);
+  if (c.shape == 3) return launch_instance_fp8<3, k43, k43, true>(args, s, nullptr, r);
   if (c.shape == 7) return launch_instance_fp8<7, k43, k43, true>(args, s, nullptr, r);
   return launch_instance_fp8<0, k43, k43, false>(args, s, nullptr, r);
 }
 
 double decode(WgmmaType t, std::uint8_t b) {
   return t == WgmmaType::kE4M3 ? harness::e4m3_to_double(b) : harness::e5m2_to_double(b);
+}
+
+// Block scales as loom/gemm.hpp lays them out: A's kb x m (m contiguous), B's ceil(n/128) columns of
+// block_scale_ld(k) (the padding NaN, which a kernel that reads it cannot hide). Each 0.75 or 1.25
+// times a power of two from 2^-3 to 2^3, so that a wrong row, block or k tile shows.
+struct BlockScales {
+  std::vector<float> a, b;
+  std::int64_t ld;
+};
+BlockScales random_block_scales(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto pick = [&] { std::uint64_t const r = rng(); return std::ldexp((r & 1) ? 1.25f : 0.75f, int((r >> 1) % 7) - 3); };
+  std::int64_t const kb = (k + 127) / 128, nb = (n + 127) / 128;
+  BlockScales s{std::vector<float>(std::size_t(kb * m)), std::vector<float>(std::size_t(nb * block_scale_ld(k)), NAN), block_scale_ld(k)};
+  for (float& v : s.a) v = pick();
+  for (std::int64_t l = 0; l < nb; ++l)
+    for (std::int64_t j = 0; j < kb; ++j) s.b[std::size_t(l * s.ld + j)] = pick();
+  return s;
 }
 
 // Random 8-bit values of magnitude up to about 4, as their bits.
@@ -67,7 +88,8 @@ std::vector<std::uint8_t> random_fp8(WgmmaType t, std::size_t count, std::uint64
 
 void run_case(Case const& c) {
   SCOPED_TRACE(std::string(kTileShapes[c.shape].name) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
-               std::to_string(c.k) + " splits " + std::to_string(c.splits) + (c.promote ? " promoted" : ""));
+               std::to_string(c.k) + " splits " + std::to_string(c.splits) + (c.promote ? " promoted" : "") +
+               (c.block ? " block scales" : ""));
   int dev = 0, sms = 0;
   CUDA_OK(cudaGetDevice(&dev));
   CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -77,7 +99,7 @@ void run_case(Case const& c) {
   int const out_bytes = c.out == DType::f32 ? 4 : 2;
   std::uint8_t *da = nullptr, *db = nullptr;
   void* dd = nullptr;
-  float* dscale = nullptr;
+  float *dscale = nullptr, *dblock_a = nullptr, *dblock_b = nullptr;
   CUDA_OK(cudaMalloc(&da, a.size()));
   CUDA_OK(cudaMalloc(&db, b.size()));
   CUDA_OK(cudaMalloc(&dd, std::size_t(c.m * ldd * out_bytes)));
@@ -86,6 +108,13 @@ void run_case(Case const& c) {
   CUDA_OK(cudaMemcpy(da, a.data(), a.size(), cudaMemcpyHostToDevice));
   CUDA_OK(cudaMemcpy(db, b.data(), b.size(), cudaMemcpyHostToDevice));
   CUDA_OK(cudaMemcpy(dscale, scales, sizeof scales, cudaMemcpyHostToDevice));
+  BlockScales const bs = c.block ? random_block_scales(c.m, c.n, c.k, 13) : BlockScales{};
+  if (c.block) {
+    CUDA_OK(cudaMalloc(&dblock_a, bs.a.size() * sizeof(float)));
+    CUDA_OK(cudaMalloc(&dblock_b, bs.b.size() * sizeof(float)));
+    CUDA_OK(cudaMemcpy(dblock_a, bs.a.data(), bs.a.size() * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(dblock_b, bs.b.data(), bs.b.size() * sizeof(float), cudaMemcpyHostToDevice));
+  }
   CUDA_OK(cudaMemset(dd, 0xFF, std::size_t(c.m * ldd * out_bytes)));  // NaN in every output type
 
   TileShape const t = kTileShapes[c.shape];
@@ -102,6 +131,7 @@ void run_case(Case const& c) {
   args.d_col = false;
   args.scale_a = dscale, args.scale_b = dscale + 1;
   args.promote = c.promote;
+  if (c.block) args.block_scale = true, args.scale_a = dblock_a, args.scale_b = dblock_b;
   void* ws = nullptr;
   if (s.splits > 1) {
     std::size_t const counters = std::size_t(s.partial_bytes() + 255) / 256 * 256;
@@ -118,7 +148,7 @@ void run_case(Case const& c) {
   CUDA_OK(cudaMemcpy(out.data(), dd, out.size(), cudaMemcpyDeviceToHost));
 
   double const u = c.out == DType::f32 ? std::ldexp(1.0, -24) : std::ldexp(1.0, -8), tol = std::ldexp(1.0, -10);
-  double const scale = double(c.alpha) * c.sa * c.sb;
+  double const scale = c.block ? double(c.alpha) : double(c.alpha) * c.sa * c.sb;
   std::vector<double> av(a.size()), bv(b.size());  // decoded once: the reference's loop stays plain arithmetic
   for (std::size_t i = 0; i < a.size(); ++i) av[i] = decode(c.ta, a[i]);
   for (std::size_t i = 0; i < b.size(); ++i) bv[i] = decode(c.tb, b[i]);
@@ -127,7 +157,8 @@ void run_case(Case const& c) {
     for (std::int64_t j = 0; j < c.n; ++j) {
       double ref = 0, mag = 0;
       for (std::int64_t kk = 0; kk < c.k; ++kk) {
-        double const p = av[std::size_t(i * lda + kk)] * bv[std::size_t(j * lda + kk)];
+        double p = av[std::size_t(i * lda + kk)] * bv[std::size_t(j * lda + kk)];
+        if (c.block) p *= double(bs.a[std::size_t(kk / 128 * c.m + i)]) * bs.b[std::size_t(j / 128 * bs.ld + kk / 128)];
         ref += p, mag += std::fabs(p);
       }
       ref *= scale, mag *= std::fabs(scale);
@@ -146,7 +177,7 @@ void run_case(Case const& c) {
         ADD_FAILURE() << "D(" << i << "," << j << ") = " << got << ", reference " << ref << " (sum |a b| " << mag << ")";
     }
   EXPECT_EQ(bad, 0);
-  cudaFree(da), cudaFree(db), cudaFree(dd), cudaFree(dscale), cudaFree(ws);
+  cudaFree(da), cudaFree(db), cudaFree(dd), cudaFree(dscale), cudaFree(dblock_a), cudaFree(dblock_b), cudaFree(ws);
 }
 
 bool have_sm90() {
@@ -168,6 +199,39 @@ TEST(Sm90Fp8Device, PerTensorScalesOnRaggedShapes) {
                         Case{17, WgmmaType::kE4M3, WgmmaType::kE4M3, 200, 400, 1500, 1, DType::f32, 1.f, 1.f, 1.f, true},
                         Case{7, WgmmaType::kE4M3, WgmmaType::kE4M3, 300, 700, 2000, 1, DType::bf16, 1.f, 2.f, 0.5f, true}})
     run_case(c);
+}
+
+// Block scales (ScaleMode::block) on the accurate mode's tiles that take them: 128x128 on its 2x1
+// cluster whole and split, the mixed pair, 128x144 (whose tiles straddle B's 128-column blocks), the
+// 64-row tiles; K not a multiple of 128 (a partial last block), M and N ragged.
+TEST(Sm90Fp8Device, BlockScalesOnRaggedShapes) {
+  if (!have_sm90()) GTEST_SKIP() << "needs a compute capability 9.0 GPU";
+  auto block = [](int shape, WgmmaType ta, std::int64_t m, std::int64_t n, std::int64_t k, int splits, DType out, float alpha) {
+    Case c{shape, ta, WgmmaType::kE4M3, m, n, k, splits, out, alpha, 1.f, 1.f, true};
+    c.block = true;
+    return c;
+  };
+  for (Case const& c : {block(1, WgmmaType::kE4M3, 256, 256, 256, 1, DType::bf16, 1.f),
+                        block(1, WgmmaType::kE4M3, 300, 520, 1000, 1, DType::bf16, 1.5f),
+                        block(1, WgmmaType::kE4M3, 129, 1031, 4096, 3, DType::f32, 0.75f),
+                        block(1, WgmmaType::kE5M2, 200, 384, 777, 2, DType::f32, 1.f),
+                        block(17, WgmmaType::kE4M3, 200, 1000, 1500, 1, DType::f32, 1.f),
+                        block(17, WgmmaType::kE4M3, 77, 700, 4000, 4, DType::bf16, 2.f),
+                        block(5, WgmmaType::kE4M3, 70, 333, 300, 1, DType::f32, 1.f),
+                        block(3, WgmmaType::kE4M3, 130, 50, 513, 1, DType::f32, 1.f)})
+    run_case(c);
+}
+
+// 128x192 computes its partial in two pieces and does not take block scales: its launcher refuses
+// them rather than run the tensor scales' loop.
+TEST(Sm90Fp8Device, BlockScalesRefusedWhereTheTileTakesNone) {
+  Args args{};
+  args.promote = true, args.block_scale = true;
+  Refusal r;
+  Schedule const s = make_schedule(kTileShapes[7], 256, 256, 256, 1, false, Residency::of_sms(132).wave(1), false, k_tile_of(1));
+  EXPECT_EQ((launch_instance_fp8<7, WgmmaType::kE4M3, WgmmaType::kE4M3, true>(args, s, nullptr, &r)), cudaErrorInvalidConfiguration);
+  EXPECT_FALSE(r.tma);
+  EXPECT_NE(r.why.find("block scales"), std::string::npos) << r.why;
 }
 
 }  // namespace

@@ -215,6 +215,37 @@ TEST(Sm90Plan, EightBitInputsAreSixteenBitOnesOfHalfTheKButForTheirParameters) {
   EXPECT_EQ(offered, 0);
 }
 
+TEST(Sm90Plan, BlockScalesTakeOneOrientationAndWholePartials) {
+  // 8-bit block scales: the kernel reads per-row scales for its A only, so every plan keeps the
+  // orientation block_swap names, and only tiles whose partial is whole (tile_takes_block_scales)
+  // take them; the accurate mode without block scales offers both orientations and 128x192.
+  std::mt19937_64 rng(25);
+  for (int i = 0; i < 200; ++i) {
+    PlanInput in;
+    in.m = 1 + std::int64_t(rng() % 6000), in.n = 1 + std::int64_t(rng() % 30000), in.k = 1 + std::int64_t(rng() % 20000);
+    in.in_bytes = 1, in.promote = true;
+    in.block_swap = i % 2 == 1;
+    int offered = 0;
+    for_each_plan(in, Machine{}, [&](Plan const& p) {
+      ++offered;
+      EXPECT_EQ(p.swap, *in.block_swap) << describe(p);
+      EXPECT_TRUE(tile_takes_block_scales(kTileShapes[p.shape])) << describe(p);
+    });
+    EXPECT_GT(offered, 0) << in.m << "x" << in.n << "x" << in.k;
+    Plan const p = choose_plan(in);
+    EXPECT_EQ(p.swap, *in.block_swap);
+  }
+  PlanInput tensor;
+  tensor.m = tensor.n = tensor.k = 8192, tensor.in_bytes = 1, tensor.promote = true;
+  bool swapped = false, wide = false;
+  for_each_plan(tensor, Machine{}, [&](Plan const& p) {
+    swapped |= p.swap;
+    wide |= !tile_takes_block_scales(kTileShapes[p.shape]);
+  });
+  EXPECT_TRUE(swapped);
+  EXPECT_TRUE(wide);
+}
+
 TEST(Sm90Plan, SixteenBitPlansDoNotReadTheEightBitParameters) {
   // The 8-bit parameters were fitted on 8-bit timings alone: changing every one of them moves no
   // 16-bit estimate, while the 8-bit ones move.

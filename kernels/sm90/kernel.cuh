@@ -107,7 +107,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_sm90_kernel(__grid_cons
   for (int u = sched.first(int(blockIdx.x) / Cfg::kCluster); u < sched.units; u += sched.step()) {
     TileScheduler::Work const wk = sched.work(u, rank);
     if (wk.k_begin == wk.k_end) continue;  // a stream-K cluster's unit past its range's last piece
-    if constexpr (kPromote) mainloop.mma_promoted(wk, ring, acc, part);
+    if constexpr (kPromote) {
+      if constexpr (decltype(mainloop)::kTakesBlockScales) {
+        if (p.block_scale) mainloop.template mma_promoted<true>(wk, ring, acc, part, p);
+        else mainloop.template mma_promoted<false>(wk, ring, acc, part, p);
+      } else {
+        mainloop.template mma_promoted<false>(wk, ring, acc, part, p);  // the launcher refuses block scales here
+      }
+    }
     else mainloop.mma(wk, ring, acc);
     if (wk.m >= sched.tiles_m || wk.n >= sched.tiles_n) continue;  // a cluster's second tile may lie past M or N
     if (wk.splits > 1) {
@@ -118,8 +125,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_sm90_kernel(__grid_cons
     }
     // 8-bit inputs: the tensor scales join alpha here, once the splits are summed (the sum is
     // linear), read when the tile is stored so that no register holds them through the main loop.
+    // Block scales were applied to each k tile's partial (ConsumerMma::mma_promoted).
     float alpha = p.ep.alpha;
-    if constexpr (Cfg::kElemBytes == 1) alpha *= (p.scale_a ? *p.scale_a : 1.f) * (p.scale_b ? *p.scale_b : 1.f);
+    if constexpr (Cfg::kElemBytes == 1)
+      if (!p.block_scale) alpha *= (p.scale_a ? *p.scale_a : 1.f) * (p.scale_b ? *p.scale_b : 1.f);
     store_tile<Cfg>(p, smem, acc, wk.m, wk.n, w, tid - 128, stores, alpha);
   }
   // The last TMA stores have read their buffers before the CTA's shared memory goes (their writes

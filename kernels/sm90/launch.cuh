@@ -49,6 +49,11 @@ struct Args {
   float const* scale_b = nullptr;
   DType type_a = DType::bf16, type_b = DType::bf16;  // A's and B's types (the 8-bit path's pair)
   bool promote = false;  // 8-bit inputs: the accurate mode (launch_instance_fp8's kPromote)
+  // 8-bit block scales (Params::block_scale): scale_a and scale_b are the arrays of loom/gemm.hpp's
+  // GemmScales; rows_scale_a: scale_a is the per-row one (the problem's A as the kernel's A), which
+  // the kernel needs (a swapped or traded orientation flips it).
+  bool block_scale = false;
+  bool rows_scale_a = true;
 };
 
 // Why an instance did not launch. `tma`: TMA cannot read A or B (the caller runs sm80 instead, as
@@ -202,6 +207,12 @@ cudaError_t fill_params(Args const& args, Schedule const& sched, Refusal* refusa
   p->arrivals = args.arrivals;
   p->scale_a = args.scale_a;
   p->scale_b = args.scale_b;
+  p->block_scale = args.block_scale;
+  if (args.block_scale) {
+    if (!args.rows_scale_a) return fail("sm90: block scales with B's per-row scales as the kernel's A (a plan of the wrong orientation)");
+    p->a_rows = int(args.ga.shape[0]);
+    p->b_ld = int(block_scale_ld(args.ga.shape[1]));
+  }
   return cudaSuccess;
 }
 
@@ -223,6 +234,10 @@ cudaError_t launch_instance_fp8(Args const& args, Schedule const& sched, cudaStr
   static_assert(tile_takes(Cfg::T::kTileShape, true, true));
   if (args.promote != kPromote) {
     if (refusal) refusal->tma = false, refusal->why = "sm90: the 8-bit instance's accumulation mode is not the call's";
+    return cudaErrorInvalidConfiguration;
+  }
+  if (args.block_scale && !(kPromote && tile_takes_block_scales(Cfg::T::kTileShape))) {
+    if (refusal) refusal->tma = false, refusal->why = std::string("sm90: tile ") + Cfg::T::kTileShape.name + " takes no block scales";
     return cudaErrorInvalidConfiguration;
   }
   Params p{};

@@ -28,6 +28,8 @@
 // flow, not indices.
 #pragma once
 
+#include <numeric>
+
 #include "kernels/sm90/config.cuh"
 #include "kernels/sm90/params.cuh"
 #include "kernels/sm90/pipeline.cuh"
@@ -102,11 +104,13 @@ struct ConsumerMma {
   Pipeline<Cfg> pipe;
   GmmaDesc desc_a, desc_b;  // stage 0's, k-step 0's (A's at this warpgroup's 64 rows)
   int w;
+  int tid;  // the consumers' thread index, 0 to 128 kConsumers - 1
   unsigned rank;
   bool signals;          // the warpgroup's first thread: it arrives for the warpgroup
   bool started = false;  // the lag between the warpgroups is set
 
-  __device__ __forceinline__ ConsumerMma(Pipeline<Cfg> const& pipe_, int w_, int tid, unsigned rank_) : pipe(pipe_), w(w_), rank(rank_) {
+  __device__ __forceinline__ ConsumerMma(Pipeline<Cfg> const& pipe_, int w_, int tid_, unsigned rank_)
+      : pipe(pipe_), w(w_), tid(tid_), rank(rank_) {
     constexpr GmmaDesc kDescA = A::kDesc, kDescB = B::kDesc;  // local copies: device code cannot refer to the members
     desc_a = kDescA.at(pipe.smem.a(0).addr).advanced(w * A::kDescPerRows);
     desc_b = kDescB.at(pipe.smem.b(0).addr);
@@ -163,21 +167,73 @@ struct ConsumerMma {
   // last), so that `part` holds one piece: 128x192 keeps 96 + 48 accumulators a thread, not 192.
   // acc is zeroed first and every piece added (a first-tile copy instead doubled the code that
   // holds both sets live: 432 bytes of spills at 128x192 against 8).
-  static constexpr int kPieces = Cfg::kBN > 144 ? 2 : 1;
+  static constexpr int kPieces = Cfg::kBN > kWholePartialMaxBN ? 2 : 1;
   static constexpr int kPieceN = Cfg::kBN / kPieces;
   static constexpr i64 kDescPerPiece = Cfg::kElemBytes == 1 ? gmma_desc_offset(B::kSmem, B::kBits, make_shape(kPieceN, 0, 0)) : 0;
   struct Part {
     float data[kPieceN / 2];
   };
-  template <class Acc>
-  __device__ __forceinline__ void mma_promoted(TileScheduler::Work const& wk, Ring<kStages>& ring, Acc& acc, Part& part) {
+  // Block scales (Params::block_scale, ScaleMode::block): each k tile's partial is added times its
+  // scales, acc += part * sA(row, kt) * sB(col / 128, kt), which the k tile of 128 elements makes one
+  // scale of A a row and one of B a column block. A thread's accumulators lie on two rows (the D
+  // fragment (2,2,BN/8): mode 1 steps 8 rows) and on column groups of 8 that never straddle a
+  // multiple of 128 (a tile's first column is a multiple of 16), so a group's block is uniform
+  // across the warpgroup: the tile spans kScaleBlocks of B's blocks at most (one where BN divides
+  // 128), and group g is in the second from group g1 = (128 - n0 % 128) / 8 on.
+  static constexpr int kScaleBlocks = (128 - std::gcd(Cfg::kBN, 128) + Cfg::kBN + 127) / 128;
+  static_assert(kScaleBlocks <= 2, "a tile spans at most two of B's 128-column blocks");
+  // kBlock: the block scales' loop, a copy of its own (the caller picks one by Params::block_scale),
+  // so that the tensor scales' loop keeps its registers; only where the tile takes block scales.
+  static constexpr bool kTakesBlockScales = tile_takes_block_scales(Cfg::T::kTileShape);
+  template <bool kBlock, class Acc>
+  __device__ __forceinline__ void mma_promoted(TileScheduler::Work const& wk, Ring<kStages>& ring, Acc& acc, Part& part,
+                                               Params const& p) {
     static_assert(Cfg::kElemBytes == 1, "promotion is for 8-bit inputs");
     static_assert(Cfg::kBN % (8 * kPieces) == 0 && Cfg::kAccs == kPieces * (kPieceN / 2));
     if (kWgLag > 0 && w == 1 && !started) mbarrier_wait(pipe.smem.start(), 0);
+    constexpr bool block = kBlock;
+    static_assert(!block || kTakesBlockScales);
+    // k tile kt's scales: where this thread's rows' (a0, a1) and the tile's column blocks' (b0, b1)
+    // are, and the first column group in the second block. Recomputed each k tile from the parameter
+    // block (a few integer operations), and the values read once the k tile's wgmmas are done, from
+    // L1, where the next k tile's are prefetched before this one's wait: offsets or values held
+    // across the wgmmas cost registers beside the two sets of accumulators.
+    struct Where {
+      float const *a0, *a1, *b0, *b1;
+      int g1;
+    };
+    auto where = [&](int kt) {
+      // An empty asm makes the thread's and the tile's indices new values each k tile, so that the
+      // compiler recomputes what follows instead of hoisting it out of the loop into registers.
+      int t = tid, tm = wk.m, tn = wk.n;
+      asm volatile("" : "+r"(t), "+r"(tm), "+r"(tn));
+      auto const cD = local_tile<Cfg::kTileC>(make_identity_tensor(Coord<2>{{p.shape_a[0], p.shape_b[0]}}), tm, tn);  // (BM,BN) -> (m,n)
+      auto const tCc = partition_C<Cfg::kMma, Offsets::kTabulated>(cD, t);  // (2,2,BN/8): this thread's accumulators' (m,n)
+      int const last_row = int(p.shape_a[0]) - 1, last_block = int((p.shape_b[0] - 1) / 128);
+      int const n0 = int(cD.base[1]);  // the tile's first column
+      int const nb = ::min(n0 / 128, last_block);  // a cluster's tile past N reads a real block; it stores nothing
+      float const* const a = p.scale_a + std::size_t(kt) * unsigned(p.a_rows);
+      float const* const b = p.scale_b + unsigned(kt);
+      return Where{a + ::min(int(tCc(0)[0]), last_row), a + ::min(int(tCc(2)[0]), last_row),  // rows past M: a real scale; never stored
+                   b + std::size_t(nb) * unsigned(p.b_ld), b + std::size_t(::min(nb + 1, last_block)) * unsigned(p.b_ld),
+                   (128 - n0 % 128) / 8};
+    };
+    if constexpr (block) {
+      Where const first = where(wk.k_begin);
+      prefetch_l1(first.a0), prefetch_l1(first.a1), prefetch_l1(first.b0);
+      if constexpr (kScaleBlocks == 2) prefetch_l1(first.b1);
+    }
 #pragma unroll
     for (int i = 0; i < Cfg::kAccs; ++i) acc.data[i] = 0.f;
     for (int kt = wk.k_begin; kt < wk.k_end; ++kt) {
       int const s = ring.stage;
+      if constexpr (block) {
+        if (kt + 1 < wk.k_end) {
+          Where const next = where(kt + 1);
+          prefetch_l1(next.a0), prefetch_l1(next.a1), prefetch_l1(next.b0);
+          if constexpr (kScaleBlocks == 2) prefetch_l1(next.b1);
+        }
+      }
       pipe.consumer_wait(ring);
       // One piece; h is a template argument so that every accumulator index is a constant (an
       // index through a runtime h put acc in local memory).
@@ -194,8 +250,24 @@ struct ConsumerMma {
         wgmma_wait_group<0>();
         wgmma_fence_operand(part.data);
         if (h == kPieces - 1) pipe.consumer_release(s, signals);
+        constexpr int kBase = h * (kPieceN / 2);
+        if constexpr (block) {
+          Where const at = where(kt);
+          float const sa0 = __ldg(at.a0), sa1 = __ldg(at.a1), sb0 = __ldg(at.b0);
+          float const sb1 = kScaleBlocks == 2 ? __ldg(at.b1) : sb0;
 #pragma unroll
-        for (int i = 0; i < kPieceN / 2; ++i) acc.data[h * (kPieceN / 2) + i] += part.data[i];
+          for (int g = 0; g < kPieceN / 8; ++g) {  // column group g of the piece: accumulators 4g .. 4g+3
+            float const sb = kScaleBlocks == 2 && h * (kPieceN / 8) + g >= at.g1 ? sb1 : sb0;
+            float const x0 = sa0 * sb, x1 = sa1 * sb;
+            acc.data[kBase + 4 * g] = fmaf(part.data[4 * g], x0, acc.data[kBase + 4 * g]);
+            acc.data[kBase + 4 * g + 1] = fmaf(part.data[4 * g + 1], x0, acc.data[kBase + 4 * g + 1]);
+            acc.data[kBase + 4 * g + 2] = fmaf(part.data[4 * g + 2], x1, acc.data[kBase + 4 * g + 2]);
+            acc.data[kBase + 4 * g + 3] = fmaf(part.data[4 * g + 3], x1, acc.data[kBase + 4 * g + 3]);
+          }
+        } else {
+#pragma unroll
+          for (int i = 0; i < kPieceN / 2; ++i) acc.data[kBase + i] += part.data[i];
+        }
       };
       piece.template operator()<0>();
       if constexpr (kPieces == 2) piece.template operator()<1>();

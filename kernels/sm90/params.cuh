@@ -27,6 +27,14 @@ struct Params {
   // that a captured graph takes new ones): D = alpha sA sB A B. Unused for 16-bit inputs.
   float const* scale_a;
   float const* scale_b;
+  // 8-bit block scales (ScaleMode::block, the accurate mode only), in place of the tensor scales:
+  // scale_a holds one fp32 per row of A and k tile, row r's k tile kt at scale_a[r + kt*a_rows]; scale_b
+  // one per 128 x 128 block of B, block (n/128, kt) at scale_b[(n/128)*b_ld + kt]. The kernel's k tile
+  // is 128 of K, so each tile's partial takes one scale of A a row and one of B a block of columns.
+  // A swapped plan never carries them (the plan keeps A the operand of the per-row scales).
+  bool block_scale;
+  int a_rows;  // M as the kernel sees it: the k tile stride of scale_a
+  int b_ld;    // loom::block_scale_ld(K)
 };
 
 }  // namespace loom::sm90

@@ -64,6 +64,9 @@ struct PlanInput {
   // them (built_8bit, kernels/sm90/instances_8bit.hpp).
   WgmmaType type_a = WgmmaType::kE4M3, type_b = WgmmaType::kE4M3;
   bool promote = false;
+  // 8-bit block scales: the one orientation the kernel takes them in (swap or not: the operand with
+  // per-row scales must be the kernel's A); unset for every other problem.
+  std::optional<bool> block_swap;
   bool beta = false;    // C is read
   friend bool operator==(PlanInput const&, PlanInput const&) = default;
 };
@@ -247,11 +250,13 @@ inline double estimate_plan(PlanInput const& in, Plan const& p, Machine const& m
 template <class F>
 void for_each_plan(PlanInput const& in, Machine const& mc, F&& f) {
   for (int swap = 0; swap < 2; ++swap) {
+    if (in.block_swap && *in.block_swap != (swap != 0)) continue;
     std::int64_t const m = swap ? in.n : in.m, n = swap ? in.m : in.n;
     bool const a_k_major = swap ? in.b_k_major : in.a_k_major, b_k_major = swap ? in.a_k_major : in.b_k_major;
     for (int t = 0; t < kTileShapeCount; ++t) {
       TileShape const ts = kTileShapes[t];
       if (!tile_takes(ts, a_k_major, b_k_major) || m < ts.min_m) continue;
+      if (in.block_swap && !tile_takes_block_scales(ts)) continue;
       // wgmma reads 8-bit operands k-major only, and only some shapes are built for them.
       if (in.in_bytes == 1 && !(a_k_major && b_k_major &&
                                 built_8bit(t, swap ? in.type_b : in.type_a, swap ? in.type_a : in.type_b, in.promote)))

@@ -21,7 +21,10 @@
 // 8-bit inputs (e4m3/e5m2, check() says which): the same plan, schedule (k tiles of 128 elements)
 // and kernel, instantiated per pair of input types and accumulation mode (launch_instance_fp8; the
 // plan weighs the instances built, kernels/sm90/instances_8bit.hpp); the per-tensor scales ride in
-// the parameter block and join alpha in the epilogue.
+// the parameter block and join alpha in the epilogue. Block scales (ScaleMode::block) run on the
+// accurate mode's instances, each k tile's partial scaled as it is promoted, in the one orientation
+// where the problem's A (its per-row scales) is the kernel's A: unswapped for a row-major D, swapped
+// for a column-major one (PlanInput::block_swap).
 //
 // Split-K's partials and arrival counters live in the caller's workspace (Operands::workspace, of
 // workspace_size's bytes): a launch allocates nothing, copies nothing from the host and never
@@ -70,6 +73,8 @@ Args make_args(Problem const& p, Operands const& ops) {
   args.scale_a = traded ? ops.scale_b : ops.scale_a, args.scale_b = traded ? ops.scale_a : ops.scale_b;
   args.type_a = traded ? b_type(p) : p.dtype, args.type_b = traded ? p.dtype : b_type(p);
   args.promote = loom::is_8bit(p.dtype) && !p.fast_accum;
+  args.block_scale = loom::is_8bit(p.dtype) && p.scale == ScaleMode::block;
+  args.rows_scale_a = !traded;
   args.alpha = float(p.alpha), args.beta = float(p.beta);
   args.out = p.out_dtype;
   args.pair_d = g.pair_d;
@@ -83,6 +88,7 @@ Args swapped(Args args) {
   std::swap(args.ga, args.gb);
   std::swap(args.scale_a, args.scale_b);
   std::swap(args.type_a, args.type_b);
+  args.rows_scale_a = !args.rows_scale_a;
   args.gd = GmemShape{{args.gd.shape[1], args.gd.shape[0]}, {args.gd.stride[1], args.gd.stride[0]}};
   args.d_col = true;
   args.pair_d = false;
@@ -181,6 +187,7 @@ PlanInput plan_input(Problem const& p, Args const& args, Residency const& res) {
   in.out_bytes = int(size_of(p.out_dtype));
   in.in_bytes = int(size_of(p.dtype));
   in.promote = in.in_bytes == 1 && !p.fast_accum;
+  if (args.block_scale) in.block_swap = !args.rows_scale_a;  // swap back to the per-row scales' operand as A
   if (in.in_bytes == 1) in.type_a = wgmma_type(args.type_a), in.type_b = wgmma_type(args.type_b);
   in.beta = p.beta != 0;
   return in;
@@ -188,6 +195,7 @@ PlanInput plan_input(Problem const& p, Args const& args, Residency const& res) {
 
 // Whether plan f's instance is built for these operands.
 bool takes(Plan const& f, PlanInput const& in) {
+  if (in.block_swap && (*in.block_swap != f.swap || !tile_takes_block_scales(kTileShapes[f.shape]))) return false;
   if (in.in_bytes == 1)
     return in.a_k_major && in.b_k_major &&
            built_8bit(f.shape, f.swap ? in.type_b : in.type_a, f.swap ? in.type_a : in.type_b, in.promote);
@@ -343,6 +351,8 @@ std::string check(Problem const& p0) {
     return "8-bit A and B must be k-major (A row-major, B column-major: layouts rc*); wgmma reads no other 8-bit layout";
   if (p.m > 1 && p.lda % 16 != 0) return "8-bit A: lda must be a multiple of 16";
   if (p.n > 1 && p.ldb % 16 != 0) return "8-bit B: ldb must be a multiple of 16";
+  if (p.scale == ScaleMode::block && p.fast_accum)
+    return "block scales need the accurate mode (each 128 of K's partial scaled as it is promoted), not fast accumulation";
   return {};
 }
 

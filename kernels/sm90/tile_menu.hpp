@@ -118,6 +118,13 @@ constexpr bool tile_takes_mn_major_b(TileShape t) { return t.bn % (64 * t.cluste
 constexpr bool tile_takes_mn_major_a(TileShape t) { return t.bm % (64 * t.cluster_n) == 0; }
 // The CTAs of a cluster: the launch's (1-D) cluster, rank r at (r % cluster_m, r / cluster_m).
 constexpr int tile_cluster(TileShape t) { return t.cluster_m * t.cluster_n; }
+// 8-bit inputs' accurate mode: a tile up to this wide computes each k tile's partial whole; a wider
+// one in two column pieces (kernels/sm90/mainloop.cuh's mma_promoted).
+constexpr int kWholePartialMaxBN = 144;
+// Whether the tile takes 8-bit block scales: a whole partial only. The two-piece 128x192, with the
+// scales' registers beside its two sets of accumulators, spills (100-150 bytes) even with them read
+// from L1 after the wgmmas.
+constexpr bool tile_takes_block_scales(TileShape t) { return t.bn <= kWholePartialMaxBN; }
 // Whether tile shape t is built for A and B of these majornesses (k-major or not), so that the plan
 // may take it: the list kernels/CMakeLists.txt instantiates (test Sm90Instances checks it).
 constexpr bool tile_takes(TileShape t, bool a_k_major, bool b_k_major) {

@@ -9,7 +9,8 @@
 // or bf16; D and C are the input's type, or f32 for f16 and bf16 inputs. C may alias D.
 //
 // 8-bit inputs (e4m3, e5m2; compute capability 9.0): D = alpha * (scale_a A)(scale_b B) + beta*C,
-// the scales per tensor (GemmScales), accumulation in fp32, D and C bf16, f16 or f32. A and B are
+// the scales per tensor or per block (GemmDesc::scale, GemmScales), accumulation in fp32, D and C
+// bf16, f16 or f32. A and B are
 // e4m3 x e4m3, e4m3 x e5m2 or e5m2 x e4m3 (GemmDesc::b_type), both k-major (A row-major, B
 // column-major: cuBLASLt's "TN"), with leading dimensions a multiple of 16 and 16-byte aligned
 // bases: the cases Hopper's TMA and wgmma read. Other 8-bit cases are not_supported.
@@ -42,6 +43,7 @@ namespace loom {
 
 enum class DType { f32, f16, bf16, e4m3, e5m2 };  // e4m3: OCP E4M3FN; e5m2: OCP E5M2
 enum class Order { col, row };  // col: element (i,j) at i + j*ld; row: at i*ld + j
+enum class ScaleMode { tensor, block };  // 8-bit inputs' scales: one per tensor, or per block (GemmScales)
 
 enum class StatusCode {
   success = 0,
@@ -84,6 +86,9 @@ struct GemmDesc {
   // (Hopper's 8-bit MMA keeps fewer bits than fp32 as it accumulates, so the error of one long sum
   // grows with K); true, the tensor cores accumulate all of K (faster; cuBLASLt's FAST_ACCUM).
   bool fast_accum = false;
+  // 8-bit inputs: what GemmScales' pointers hold. block (DeepSeek-V3's recipe, cuBLASLt's VEC128_32F
+  // for A with BLK128x128_32F for B) needs the promotion: fast_accum with block is not_supported.
+  ScaleMode scale = ScaleMode::tensor;
   Order a_order = Order::col, b_order = Order::col, cd_order = Order::col;
   std::int64_t lda = 0, ldb = 0, ldc = 0;
 };
@@ -92,12 +97,23 @@ struct GemmDesc {
 // pointers' alignment (16-byte aligned, e.g. from cudaMalloc).
 Status gemm_workspace_size(GemmDesc const& desc, std::size_t* bytes) noexcept;
 
-// 8-bit inputs' per-tensor scales: device pointers to one fp32 each, read when the kernel runs (so
-// a captured graph replays with the values of the moment); null means 1. Ignored for other inputs.
+// 8-bit inputs' scales: device pointers to fp32, read when the kernel runs (so a captured graph
+// replays with the values of the moment). Ignored for other inputs.
+//   ScaleMode::tensor: one value each; null means 1.
+//   ScaleMode::block: both required, 16-byte aligned. With kb = ceil(K/128) k blocks (the last one
+//   partial when 128 does not divide K):
+//     a: one scale per 128-element run of a row of A along K, kb x M values, m contiguous: row i's
+//        run j (k in [128j, 128j + 128)) at a[i + j*M] (cuBLASLt's VEC128_32F);
+//     b: one scale per 128 x 128 block of B, k blocks contiguous, each column of blocks
+//        block_scale_ld(K) apart: B's block (j, l) (k in [128j, 128j + 128), n in [128l, 128l + 128))
+//        at b[j + l*block_scale_ld(K)] (cuBLASLt's BLK128x128_32F).
+//   D = alpha * sum_j (sA_j A_j)(sB_j B_j) + beta*C, each 128 of K's partial sum scaled in fp32.
 struct GemmScales {
   float const* a = nullptr;
   float const* b = nullptr;
 };
+// The distance between B's columns of block scales: ceil(K/128) rounded up to a multiple of 4.
+constexpr std::int64_t block_scale_ld(std::int64_t k) { return ((k + 127) / 128 + 3) / 4 * 4; }
 
 // D = alpha * A * B + beta * C in `stream` (8-bit A and B scaled by `scales`). C is not read when
 // beta == 0 (it may then be null). An M or N of 0 is a call that does nothing. `workspace` holds
