@@ -159,8 +159,7 @@ TEST(Api, EachBadArgumentIsNamed) {
   tn.ab_type = DType::e4m3, tn.a_order = Order::row, tn.b_order = Order::col;
   d = tn, d.ab_type = DType::e5m2, d.b_type = DType::e5m2, cases.push_back({d, "e5m2 x e5m2 is not supported", StatusCode::not_supported});
   d = tn, d.cd_type = DType::e4m3, cases.push_back({d, "ab_type e4m3 with cd_type e4m3", StatusCode::not_supported});
-  d = tn, d.a_order = Order::col, cases.push_back({d, "must be k-major", StatusCode::not_supported});
-  d = tn, d.b_order = Order::row, cases.push_back({d, "must be k-major", StatusCode::not_supported});
+  d = tn, d.a_order = Order::col, d.lda = 72, cases.push_back({d, "lda must be a multiple of 16", StatusCode::not_supported});
   d = tn, d.lda = 24, cases.push_back({d, "lda must be a multiple of 16", StatusCode::not_supported});
   d = tn, d.k = 40, cases.push_back({d, "lda must be a multiple of 16", StatusCode::not_supported});  // packed: lda = k
   d = tn, d.ab_type = DType::bf16, d.b_type = DType::e4m3, cases.push_back({d, "A and B have one type", StatusCode::not_supported});
@@ -256,6 +255,62 @@ TEST(ApiGpu, WorkspaceTooSmallIsNamed) {
                         nullptr);
   EXPECT_EQ(s.code(), StatusCode::workspace_too_small) << s.message();
   EXPECT_NE(std::string(s.message()).find(std::to_string(need)), std::string::npos) << s.message();
+}
+
+// 8-bit mn-major operands run on a k-major copy the call makes in its workspace: the same values
+// stored mn-major give the same bits of D as stored k-major (the same plan and kernel read the same
+// bytes), for A, B and both, whole and split, ragged, with per-tensor and block scales.
+TEST(ApiGpu, EightBitMnMajorOperandsGiveTheKMajorBits) {
+  REQUIRE_GPU();
+  if (query_device(0).cc != 90) GTEST_SKIP() << "8-bit inputs run on compute capability 9.0";
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  struct Shape {
+    std::int64_t m, n, k;
+    ScaleMode scale;
+  };
+  for (Shape const& sh : {Shape{300, 520, 1000, ScaleMode::tensor}, Shape{129, 1031, 4096, ScaleMode::tensor},
+                          Shape{77, 700, 1500, ScaleMode::block}}) {
+    Problem p = gemm_case(DType::e4m3, DType::bf16, sh.m, sh.n, sh.k, "rcr");
+    p.scale = sh.scale;
+    CaseBuffers buf = make_buffers(p, 0);
+    Operands const ops = buf.operands();
+    GemmScales const scales{ops.scale_a, ops.scale_b};
+    // A and B as stored k-major, and the same values mn-major (leading dimensions of 16 bytes).
+    std::vector<unsigned char> const a = bytes_of(buf.a), b = bytes_of(buf.b);
+    std::int64_t const lda_mn = (sh.m + 15) / 16 * 16, ldb_mn = (sh.n + 15) / 16 * 16;
+    DeviceMatrix a_mn(DType::e4m3, sh.m, sh.k, Order::col, lda_mn), b_mn(DType::e4m3, sh.k, sh.n, Order::row, ldb_mn);
+    std::vector<unsigned char> ha(a_mn.bytes(), 0), hb(b_mn.bytes(), 0);
+    for (std::int64_t i = 0; i < sh.m; ++i)
+      for (std::int64_t kk = 0; kk < sh.k; ++kk) ha[std::size_t(a_mn.offset(i, kk))] = a[std::size_t(buf.a.offset(i, kk))];
+    for (std::int64_t kk = 0; kk < sh.k; ++kk)
+      for (std::int64_t j = 0; j < sh.n; ++j) hb[std::size_t(b_mn.offset(kk, j))] = b[std::size_t(buf.b.offset(kk, j))];
+    ASSERT_EQ(cudaMemcpy(a_mn.base(), ha.data(), ha.size(), cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(b_mn.base(), hb.data(), hb.size(), cudaMemcpyHostToDevice), cudaSuccess);
+    auto run = [&](bool a_mn_major, bool b_mn_major) {
+      GemmDesc d = desc_of(p);
+      if (a_mn_major) d.a_order = Order::col, d.lda = lda_mn;
+      if (b_mn_major) d.b_order = Order::row, d.ldb = ldb_mn;
+      std::size_t need = 0;
+      EXPECT_TRUE(gemm_workspace_size(d, &need).ok());
+      void* ws = nullptr;
+      if (need > 0) EXPECT_EQ(cudaMalloc(&ws, need), cudaSuccess);
+      EXPECT_EQ(cudaMemset(buf.d.base(), 0xFF, buf.d.bytes()), cudaSuccess);
+      Status const s = gemm(d, 1.5f, a_mn_major ? a_mn.data() : buf.a.data(), b_mn_major ? b_mn.data() : buf.b.data(), 0.f,
+                            nullptr, buf.d.data(), ws, need, nullptr, scales);
+      EXPECT_TRUE(s.ok()) << s.message();
+      EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      cudaFree(ws);
+      return std::make_pair(bytes_of(buf.d), need);
+    };
+    auto const [k_major, need_k] = run(false, false);
+    for (auto [am, bm] : {std::pair{true, false}, std::pair{false, true}, std::pair{true, true}}) {
+      SCOPED_TRACE(case_name("gemm", p) + (am ? " A mn-major" : "") + (bm ? " B mn-major" : ""));
+      auto const [mn, need_mn] = run(am, bm);
+      EXPECT_TRUE(mn == k_major) << "D differs from the k-major operands' D";
+      EXPECT_GE(need_mn, need_k + std::size_t(am ? sh.m * ((sh.k + 15) / 16 * 16) : 0) +
+                             std::size_t(bm ? sh.n * ((sh.k + 15) / 16 * 16) : 0));
+    }
+  }
 }
 
 // Every path gemm takes, captured once in a graph and replayed 100 times with new inputs copied in

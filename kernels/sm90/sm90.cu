@@ -24,7 +24,9 @@
 // the parameter block and join alpha in the epilogue. Block scales (ScaleMode::block) run on the
 // accurate mode's instances, each k tile's partial scaled as it is promoted, in the one orientation
 // where the problem's A (its per-row scales) is the kernel's A: unswapped for a row-major D, swapped
-// for a column-major one (PlanInput::block_swap).
+// for a column-major one (PlanInput::block_swap). An mn-major 8-bit A or B (wgmma reads 8-bit
+// operands k-major only) is first copied k-major into the front of the workspace by a pass of its
+// own (kernels/sm90/transpose8.cuh; KMajorView), which workspace_size counts and path names.
 //
 // Split-K's partials and arrival counters live in the caller's workspace (Operands::workspace, of
 // workspace_size's bytes): a launch allocates nothing, copies nothing from the host and never
@@ -45,6 +47,7 @@
 #include "kernels/sm90/launch.cuh"
 #include "kernels/sm90/plan.hpp"
 #include "kernels/sm90/schedule.hpp"
+#include "kernels/sm90/transpose8.cuh"
 
 namespace loom::sm90 {
 namespace {
@@ -334,6 +337,32 @@ __global__ void zero_arrivals(unsigned* arrivals, int n) {
 
 }  // namespace
 
+namespace {
+Operands aligned_operands();
+// 8-bit inputs with an mn-major A (column-major) or B (row-major): the problem the kernel runs, on
+// k-major copies made by transpose8 at the front of the workspace (kernels/sm90/transpose8.cuh says
+// why a pass of its own), and the bytes of each copy. Other problems are their own view.
+struct KMajorView {
+  Problem p;                         // A row-major, B column-major, their copies' leading dimensions
+  std::size_t a_bytes = 0, b_bytes = 0;  // each copy's workspace, a multiple of 256 bytes (0: read in place)
+  std::size_t bytes() const { return a_bytes + b_bytes; }
+};
+KMajorView k_major_view(Problem const& p) {  // p: leading dimensions filled in
+  KMajorView v{p};
+  if (!loom::is_8bit(p.dtype)) return v;
+  auto copy_bytes = [](std::int64_t rows, std::int64_t k) { return (std::size_t(rows) * std::size_t(transposed_ld(k)) + 255) / 256 * 256; };
+  if (p.a == Order::col) v.p.a = Order::row, v.p.lda = transposed_ld(p.k), v.a_bytes = copy_bytes(p.m, p.k);
+  if (p.b == Order::row) v.p.b = Order::col, v.p.ldb = transposed_ld(p.k), v.b_bytes = copy_bytes(p.n, p.k);
+  return v;
+}
+// What the view's transposes say in a path: "" when none.
+std::string transposes_of(KMajorView const& v) {
+  if (v.bytes() == 0) return {};
+  std::string const which = v.a_bytes && v.b_bytes ? "A and B" : v.a_bytes ? "A" : "B";
+  return "k-major copy of " + which + " (mn-major) in the workspace, then ";
+}
+}  // namespace
+
 std::string check(Problem const& p0) {
   if (std::max({p0.m, p0.n, p0.k}) > 0x7fffffff - 256) return "M, N and K must be below 2^31";
   if (!loom::is_8bit(p0.dtype) && !loom::is_8bit(b_type(p0))) {
@@ -347,17 +376,21 @@ std::string check(Problem const& p0) {
   if (ta == DType::e5m2 && tb == DType::e5m2) return "e5m2 x e5m2 is not supported (8-bit pairs: e4m3 x e4m3, e4m3 x e5m2, e5m2 x e4m3)";
   if (p.out_dtype != DType::bf16 && p.out_dtype != DType::f16 && p.out_dtype != DType::f32)
     return std::string("8-bit inputs write D as bf16, f16 or f32, not ") + to_string(p.out_dtype);
-  if (p.a != Order::row || p.b != Order::col)
-    return "8-bit A and B must be k-major (A row-major, B column-major: layouts rc*); wgmma reads no other 8-bit layout";
-  if (p.m > 1 && p.lda % 16 != 0) return "8-bit A: lda must be a multiple of 16";
-  if (p.n > 1 && p.ldb % 16 != 0) return "8-bit B: ldb must be a multiple of 16";
+  // Every line along the strided mode starts 16-byte aligned: TMA's rule for a k-major operand, and
+  // transpose8's 16-byte loads for an mn-major one.
+  if ((p.a == Order::row ? p.m : p.k) > 1 && p.lda % 16 != 0) return "8-bit A: lda must be a multiple of 16";
+  if ((p.b == Order::col ? p.n : p.k) > 1 && p.ldb % 16 != 0) return "8-bit B: ldb must be a multiple of 16";
   if (p.scale == ScaleMode::block && p.fast_accum)
     return "block scales need the accurate mode (each 128 of K's partial scaled as it is promoted), not fast accumulation";
   return {};
 }
 
-std::string path(Problem const& p0, Operands const& ops) {
-  Problem const p = with_default_lds(p0);
+std::string path(Problem const& p0, Operands const& ops0) {
+  KMajorView const v = k_major_view(with_default_lds(p0));
+  Problem const& p = v.p;
+  Operands ops = ops0;
+  if (v.a_bytes) ops.a = aligned_operands().a;  // the copies' (the workspace's, 16-byte aligned)
+  if (v.b_bytes) ops.b = aligned_operands().b;
   Prepared const r = prepare(p, ops, device_facts());
   std::string why = r.why;
   if (why.empty()) why = tma_why(r);
@@ -365,7 +398,7 @@ std::string path(Problem const& p0, Operands const& ops) {
   std::string store = tile_has_tma_store(kTileShapes[r.plan.shape]) ? "" : "the tile is narrower than a store box";
   CUtensorMap d;
   if (store.empty()) store = make_tma_store_map(r.args, int(r.sched.bn), &d);
-  return "tma " + describe_run(r) + (store.empty() ? ", tma store" : ", direct store (" + store + ")");
+  return transposes_of(v) + "tma " + describe_run(r) + (store.empty() ? ", tma store" : ", direct store (" + store + ")");
 }
 
 namespace {
@@ -392,9 +425,9 @@ Operands aligned_operands() {
 // The path from the case alone: operands at an aligned (never dereferenced) address, and no TMA map
 // (the driver's check of a map repeats make_tma_desc's, which prepare()'s rules mirror).
 std::string plan(Problem const& p0, PlanTarget const& target) {
-  Problem const p = with_default_lds(p0);
-  Prepared const r = prepare(p, aligned_operands(), facts_of(target));
-  return r.why.empty() ? "tma " + describe_run(r) : (loom::is_8bit(p.dtype) ? "none (" : "sm80 (") + r.why + ")";
+  KMajorView const v = k_major_view(with_default_lds(p0));
+  Prepared const r = prepare(v.p, aligned_operands(), facts_of(target));
+  return r.why.empty() ? transposes_of(v) + "tma " + describe_run(r) : (loom::is_8bit(v.p.dtype) ? "none (" : "sm80 (") + r.why + ")";
 }
 
 // Follows path() without building its string or the TMA maps twice: the plan and the schedule once,
@@ -431,29 +464,52 @@ cudaError_t launch(Problem const& p, Operands const& ops, cudaStream_t stream, P
 }
 }  // namespace
 
-cudaError_t gemm(Problem const& p, Operands const& ops, cudaStream_t stream) {
-  return launch(with_default_lds(p), ops, stream, nullptr);
+namespace {
+// An 8-bit call with mn-major operands: their k-major copies at the front of the workspace (each
+// a transpose8 launch in `stream`), then the launch of the view's problem on them, with the rest of
+// the workspace; any other call goes straight to launch.
+cudaError_t launch_k_major(Problem const& p0, Operands const& ops0, cudaStream_t stream, Plan const* forced) {
+  Problem const p = with_default_lds(p0);
+  KMajorView const v = k_major_view(p);
+  if (v.bytes() == 0) return launch(p, ops0, stream, forced);
+  if (ops0.workspace == nullptr || ops0.workspace_bytes < v.bytes() || reinterpret_cast<std::uintptr_t>(ops0.workspace) % 16 != 0)
+    return cudaErrorInvalidValue;  // loom::gemm says which (gemm_workspace_size)
+  Operands ops = ops0;
+  auto* w = static_cast<unsigned char*>(ops0.workspace);
+  if (v.a_bytes) {  // A (m,k) m-contiguous is S = (K, M) row-major; its copy is (M, K) k-contiguous
+    if (cudaError_t e = transpose8(ops0.a, w, p.k, p.m, p.lda, v.p.lda, stream); e != cudaSuccess) return e;
+    ops.a = w, w += v.a_bytes;
+  }
+  if (v.b_bytes) {  // B (k,n) n-contiguous is S = (K, N) row-major; its copy is (N, K) k-contiguous
+    if (cudaError_t e = transpose8(ops0.b, w, p.k, p.n, p.ldb, v.p.ldb, stream); e != cudaSuccess) return e;
+    ops.b = w, w += v.b_bytes;
+  }
+  ops.workspace = w, ops.workspace_bytes = ops0.workspace_bytes - v.bytes();
+  if (ops.workspace_bytes == 0) ops.workspace = nullptr;
+  return launch(v.p, ops, stream, forced);
 }
+}  // namespace
+
+cudaError_t gemm(Problem const& p, Operands const& ops, cudaStream_t stream) { return launch_k_major(p, ops, stream, nullptr); }
 
 std::size_t workspace_size(Problem const& p0, std::string const& spec) {
-  Problem const p = with_default_lds(p0);
+  KMajorView const v = k_major_view(with_default_lds(p0));
   Plan f;
   bool const forced = !spec.empty() && parse_plan_spec(spec, &f);
-  Prepared const r = prepare(p, aligned_operands(), device_facts(), forced ? &f : nullptr);
-  return r.why.empty() ? workspace_bytes(r.sched) : 0;
+  Prepared const r = prepare(v.p, aligned_operands(), device_facts(), forced ? &f : nullptr);
+  return r.why.empty() ? v.bytes() + workspace_bytes(r.sched) : 0;
 }
 
 cudaError_t gemm_plan(Problem const& p0, Operands const& ops, cudaStream_t stream, std::string const& spec) {
-  Problem const p = with_default_lds(p0);
+  KMajorView const v = k_major_view(with_default_lds(p0));
   Plan f;
   if (!parse_plan_spec(spec, &f)) return cudaErrorInvalidValue;
-  Args const args = make_args(p, ops);
-  if (!takes(f, plan_input(p, args, device_facts().res))) return cudaErrorInvalidValue;
-  return launch(p, ops, stream, &f);
+  if (!takes(f, plan_input(v.p, make_args(v.p, aligned_operands()), device_facts().res))) return cudaErrorInvalidValue;
+  return launch_k_major(p0, ops, stream, &f);
 }
 
 std::vector<PlanChoice> ranked_plans(Problem const& p0, int count, PlanTarget const& target) {
-  Problem const p = with_default_lds(p0);
+  Problem const p = k_major_view(with_default_lds(p0)).p;
   Operands const ops = aligned_operands();
   std::vector<PlanChoice> out;
   DeviceFacts const dev = facts_of(target);
@@ -474,7 +530,8 @@ KernelInfo sm90_kernel_info() {
   KernelInfo k{"sm90", OpKind::gemm, {DType::f16, DType::bf16, DType::e4m3, DType::e5m2}, 90,
                "Hopper wgmma, TMA (multicast over 2-CTA clusters), warp-specialized persistent; tile shape "
                "(64 or 128 rows, 16 to 256 columns), split-K and swap-AB picked per problem by a model; fp32 "
-               "accumulation; sm80 where TMA cannot read 16-bit A or B; 8-bit A and B k-major with per-tensor scales",
+               "accumulation; sm80 where TMA cannot read 16-bit A or B; 8-bit A and B with per-tensor or block scales, an "
+               "mn-major one through a k-major copy in the workspace",
                sm90::check, launched<sm90::gemm>};
   k.path = sm90::path;
   k.plan = [](Problem const& p, int, PlanTarget const& target) { return sm90::plan(p, target); };
