@@ -1,11 +1,11 @@
 // loom-bench: times every kernel of a sweep side by side with cuBLAS, with Google Benchmark.
 //
 // One benchmark per case, named like its NVTX range, "<kernel>/<dtype>/<layout>/<M>x<N>x<K>" (the
-// dtype is the input types: "bf16", "e4m3", "e4m3xe5m2"), then "/out=<dtype>" where --out-dtypes
+// dtype is the input types: "bf16", "e4m3", "e4m3xe5m2", "e4m3-block"), then "/out=<dtype>" where --out-dtypes
 // gives gemm another output than the inputs' default. Each case runs its baselines first:
 // "cublas/..." (geam for add, GemmEx for gemm; for f16/bf16 add, which cuBLAS lacks, fp32 geam over
 // the same shape as the bandwidth reference; for 8-bit gemm, cuBLASLt's FP8 matmul with the same
-// tensor scales, harness::cublaslt_gemm, where it takes the case; gemm's in the case's output
+// scales, tensor or block, harness::cublaslt_gemm, where it takes the case; gemm's in the case's output
 // type) and, for bandwidth-bound ops,
 // "memcpy_d2d/..." moving the same number of bytes. The kernel's vs_cublas counter divides its
 // throughput by the baseline's, measured moments before in the same process.
@@ -152,6 +152,8 @@ std::vector<harness::SweepSpec> build_specs(Options const& o) {
     s.op = op;
     s.kernels = std::move(kernels);
     s.out_dtypes = pr.out_dtypes.value_or(std::vector<DType>{});
+    // --scale: a case per mode of each 8-bit input named without -block (tensor alone by default).
+    s.scales = pr.scales.value_or(std::vector<loom::ScaleMode>{loom::ScaleMode::tensor});
     s.ld_pad = {0};
     s.misalign = {0};
     return s;
@@ -415,7 +417,7 @@ harness::CaseBuffers& case_buffers(Problem const& p, int misalign) {
     if (std::string const why = harness::why_no_memory(harness::device_bytes(p, misalign), harness::free_device_bytes());
         !why.empty())
       throw harness::Error(why);
-    // An 8-bit case's tensor scales from seed 5, the matrices' being 1 to 4.
+    // An 8-bit case's scales (tensor or block) from seed 5, the matrices' being 1 to 4.
     auto b = std::make_unique<harness::CaseBuffers>(harness::make_buffers(p, misalign, 5));
     // Random, never zero; D too, so that cuBLAS gemm reading C = D (beta != 0) sees finite data.
     std::uint64_t seed = 1;
@@ -662,7 +664,7 @@ std::vector<double> const& case_reference(Bench const& b, harness::CaseBuffers& 
   } else {
     std::vector<double> const A = harness::to_host(buf.a), B = harness::to_host(buf.b);
     std::vector<double> const C = buf.c.empty() ? std::vector<double>{} : harness::to_host(buf.c);
-    ref = harness::reference_host(p, A, B, C, buf.scales);
+    ref = harness::reference_host(p, A, B, C, buf.host_scales());
   }
   g.ws.ref = std::make_unique<std::vector<double>>(std::move(ref));
   g.ws.ref_key = b.key;
@@ -693,7 +695,7 @@ std::string verify(Bench const& b, std::function<std::string()> const& launch, s
       std::vector<double> const out = harness::to_host(buf.d);
       std::vector<double> const& ref = case_reference(b, buf, reference);
       harness::ErrorStats const st =
-          harness::compare(out, ref, b.problem.out_dtype, b.problem, harness::typical_rms(b.problem, buf.scales));
+          harness::compare(out, ref, b.problem.out_dtype, b.problem, harness::typical_rms(b.problem, buf.host_scales()));
       disposition = st.pass ? "passed" : "incorrect";
       if (!st.pass) {
         std::string const why = b.name + ": " + st.why + " (against " + (reference == "cublas" ? "cuBLAS" : "fp64 on the host") + ")";
@@ -969,7 +971,7 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
   std::stable_sort(groups.begin(), groups.end(), [](Group const& x, Group const& y) {
     auto t = [](Group const& g_) {
       Problem const& p = g_.p;
-      return std::make_tuple(int(p.op), int(p.dtype), int(loom::b_type(p)), p.fast_accum, int(p.out_dtype),
+      return std::make_tuple(int(p.op), int(p.dtype), int(loom::b_type(p)), p.fast_accum, int(p.scale), int(p.out_dtype),
                              loom::layout_string(p),
                              p.m * p.n * std::max<std::int64_t>(p.k, 1), p.m, p.n, p.k, p.alpha, p.beta);
     };
@@ -1021,10 +1023,12 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
     if (!g.device_fields.empty()) tag += (tag.empty() ? "" : "; ") + g.device_fields;
     // Every row says its dtype (the input types) and layout (the case's: the fp32 geam baseline of
     // f16 add is an f16 row), so that a consumer need not parse the name; the size is in the
-    // counters m, n, k. 8-bit rows also say their scaling (scale=tensor: per-tensor fp32 scales).
-    std::string const fields = "dtype=" + loom::input_types(p) + "; layout=" + loom::layout_string(p) +
-                               (p.out_dtype != p.dtype ? "; out_dtype=" + std::string(loom::to_string(p.out_dtype)) : "") +
-                               (loom::is_8bit(p.dtype) ? "; scale=tensor" : "");
+    // counters m, n, k. 8-bit rows also say their scaling (scale=tensor: per-tensor fp32 scales;
+    // scale=block: block scales, Problem::scale, the "-block" of their dtype).
+    std::string const fields =
+        "dtype=" + loom::input_types(p) + "; layout=" + loom::layout_string(p) +
+        (p.out_dtype != p.dtype ? "; out_dtype=" + std::string(loom::to_string(p.out_dtype)) : "") +
+        (loom::is_8bit(p.dtype) ? (p.scale == loom::ScaleMode::block ? "; scale=block" : "; scale=tensor") : "");
     auto tagged = [&](std::string const& label) {
       std::string out = fields;
       if (!label.empty()) out += "; " + label;
@@ -1082,10 +1086,24 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
       cb.problem = loom::with_default_lds(cb.problem);
       cb.label = "fp32 geam (cuBLAS has no " + std::string(loom::to_string(p.dtype)) + " geam)";
     }
-    if (fp8)
+    bool const block = fp8 && p.scale == loom::ScaleMode::block;
+    if (block)  // the same arrays as the kernel's, in cuBLASLt's block modes; never fast accumulation
+      cb.label = "cuBLASLt FP8 (cublasLtMatmul, block scales VEC128_32F x BLK128x128_32F, fast accumulation off)";
+    else if (fp8)
       cb.label = std::string("cuBLASLt FP8 (cublasLtMatmul, tensor scales, fast accumulation ") +
                  (p.fast_accum ? "on)" : "off)");
-    std::string const no_cublas = fp8 ? harness::why_no_cublaslt(cb.problem) : harness::why_no_cublas(cb.problem);
+    std::string no_cublas = fp8 ? harness::why_no_cublaslt(cb.problem) : harness::why_no_cublas(cb.problem);
+    // Which block-scaled cases cuBLASLt takes is its heuristic's to say (why_no_cublaslt has what an
+    // H100 with cuBLAS 13.0 answered; another cuBLAS may differ): asked where there is a GPU
+    // (g.free_bytes: running, or enumerating on one), so that a case it refuses has no baseline row,
+    // as one why_no_cublaslt refuses, instead of a failed one.
+    if (block && no_cublas.empty() && g.free_bytes && g.use_cublas) {
+      try {
+        no_cublas = harness::why_cublaslt_heuristic_refuses(cb.problem);
+      } catch (std::exception const& e) {
+        no_cublas = e.what();
+      }
+    }
     std::string const cublas_no_room = no_room(harness::device_bytes(cb.problem, grp.misalign));
     if (!g.use_cublas) {
     } else if (no_cublas.empty() && !cublas_no_room.empty()) {
@@ -1397,7 +1415,8 @@ constexpr char const* kAbout =
     "Without sweep options: add, f32/f16/bf16 ccc and f32 rrr, M=N in 2048,4096,8192,16384; gemm,\n"
     "each kernel's f32/f16/bf16 dtypes, ccc, 4096^3 and 8192^3, and for fp32 kernels 128x8192x8192,\n"
     "512x14336x4096 and 8192x8192x512. --kernels alone picks kernels from that sweep. 8-bit inputs\n"
-    "(--dtypes=e4m3,e4m3xe5m2,...) are timed in rcr unless --layouts says otherwise, beside cuBLASLt's FP8 gemm.";
+    "(--dtypes=e4m3,e4m3xe5m2,...) are timed in rcr unless --layouts says otherwise, beside cuBLASLt's FP8 gemm,\n"
+    "with tensor scales, or block scales (--scale=block, --dtypes=e4m3-block) in cuBLASLt's block modes.";
 
 // The options loom-validate shares (harness/cli.hpp), then loom-bench's own.
 void add_options(CLI::App& app, Options& o) {
@@ -1466,7 +1485,7 @@ void add_options(CLI::App& app, Options& o) {
       "--benchmark_filter=REGEX --benchmark_format=json --benchmark_out=FILE --benchmark_out_format=json.\n"
       "Counters: m, n, k, samples, noise_pct, min_us, median_us, host_us, throttled_discarded and sm_mhz (with NVML), GB/s "
       "or TFLOP/s, pct_peak, vs_cublas (throughput / cuBLAS's, same run); Time is the median launch. "
-      "Labels: [path=P; ]dtype=D; layout=L[; out_dtype=O][; scale=tensor]; disposition=passed|incorrect|not_verified|"
+      "Labels: [path=P; ]dtype=D; layout=L[; out_dtype=O][; scale=tensor|block]; disposition=passed|incorrect|not_verified|"
       "failed, then the baseline's note (8-bit rows: cuBLASLt FP8), the sweep, --tags, and the GPU that ran the row: "
       "device=ORDINAL; device_name=NAME; "
       "pci_bus_id=BUS (the JSON context: loom_device_ordinal, loom_pci_bus_id, loom_uuid, loom_shard).");

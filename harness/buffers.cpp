@@ -272,6 +272,36 @@ TensorScales random_scales(std::uint64_t seed) {
   return s;
 }
 
+BlockScales random_block_scales(Problem const& p, std::uint64_t seed) {
+  // Each 0.75 or 1.25 times 2^e, e in [-3, 3] (3/32 to 10), drawn per element, so that a kernel
+  // that takes one scale for another (a row's for its neighbour's, A's for B's, a transposed index,
+  // another stride) fails; never 1, so that one that reads none fails too.
+  //
+  // Why such a scale times an 8-bit value is exact in bf16 and f16 (reference_cublas widens the
+  // products to 16 bits and sums them in fp32): the scale has 2 or 3 significant bits (0.11b,
+  // 1.01b), an e4m3 value at most 4 and an e5m2 value at most 3, so a product has at most 7, within
+  // bf16's 8 and f16's 11. Range: the largest product is 448 * 10 = 4480 for e4m3, below f16's
+  // 65504 (bf16 has fp32's range); e5m2 values above 6553.6 would overflow f16 at a scale of 10,
+  // but random_values' lie in [-1, 1]. The smallest: e4m3's values are multiples of 2^-9 (its
+  // smallest subnormal) and e5m2's of 2^-16, the scales multiples of 2^-5 (3 * 2^-5 the smallest),
+  // so a product is a multiple of 2^-21 at the least, on f16's subnormal grid of 2^-24 and far above
+  // bf16's (2^-133). An e in [-6, 3] would still hold for e5m2 (2^-24); [-3, 3] keeps a margin, and
+  // fp32 holds every product exactly too (the kernel's own arithmetic). HarnessConvert tests it.
+  BlockScales s;
+  s.m = p.m, s.n = p.n, s.k = p.k;
+  std::int64_t const kb = s.k_blocks(), ld = s.ld(), nb = (p.n + 127) / 128;
+  auto draw = [key = splitmix64(seed ^ 0xB10C5CA1E5B10C5Cull)](std::uint64_t which, std::int64_t i) {
+    std::uint64_t const r = splitmix64(key ^ (which << 62) ^ (std::uint64_t(i) * 0xD1B54A32D192ED03ull));
+    return float(std::ldexp((r & 1) ? 1.25 : 0.75, int((r >> 1) % 7) - 3));
+  };
+  s.a.resize(std::size_t(p.m * kb));
+  for (std::int64_t i = 0; i < p.m * kb; ++i) s.a[std::size_t(i)] = draw(1, i);
+  s.b.assign(std::size_t(ld * nb), std::numeric_limits<float>::quiet_NaN());
+  for (std::int64_t l = 0; l < nb; ++l)
+    for (std::int64_t j = 0; j < kb; ++j) s.b[std::size_t(j + l * ld)] = draw(2, j + l * ld);
+  return s;
+}
+
 Operands CaseBuffers::operands() {
   Operands o;
   o.a = a.data();
@@ -282,6 +312,10 @@ Operands CaseBuffers::operands() {
     o.scale_a = static_cast<float const*>(scale_buf.data());
     o.scale_b = o.scale_a + scale_buf.offset(0, 1);
   }
+  if (!block_a.empty()) {
+    o.scale_a = static_cast<float const*>(block_a.data());
+    o.scale_b = static_cast<float const*>(block_b.data());
+  }
   return o;
 }
 
@@ -290,8 +324,18 @@ namespace {
 // dimension of 4: each 16-byte aligned, as cuBLASLt needs its scale pointers (cublasLtMatmul
 // answers CUBLAS_STATUS_NOT_SUPPORTED for 4 bytes apart, cuBLAS 13.1 on an H100).
 bool has_scales(Problem const& p) { return p.op == OpKind::gemm && is_8bit(p.dtype); }
+bool has_block_scales(Problem const& p) { return has_scales(p) && p.scale == ScaleMode::block; }
 DeviceMatrix scale_matrix() { return DeviceMatrix(DType::f32, 1, 2, Order::col, 4); }
 std::uint64_t scale_matrix_bytes() { return matrix_bytes(DType::f32, 1, 2, Order::col, 4, 0); }
+// The block scales' arrays as fp32 matrices, column-major with no padding of their own (their
+// layouts' padding, B's k blocks past kb, is rows of the matrix): A's M x kb, B's block_scale_ld(K)
+// x ceil(N/128). Each its own cudaMalloc, so 256-byte aligned.
+struct BlockShape {
+  std::int64_t a_rows, a_cols, b_rows, b_cols;
+};
+BlockShape block_shape(Problem const& p) {
+  return {p.m, (p.k + 127) / 128, block_scale_ld(p.k), (p.n + 127) / 128};
+}
 }  // namespace
 
 CaseBuffers make_buffers(Problem const& p0, int misalign, std::uint64_t seed) {
@@ -301,7 +345,14 @@ CaseBuffers make_buffers(Problem const& p0, int misalign, std::uint64_t seed) {
   b.b = DeviceMatrix(b_type(p), rows_b(p), cols_b(p), p.b, p.ldb, misalign);
   if (p.op == OpKind::gemm) b.c = DeviceMatrix(p.out_dtype, p.m, p.n, p.c, p.ldc, misalign);
   b.d = DeviceMatrix(p.out_dtype, p.m, p.n, p.c, p.ldc, misalign);
-  if (has_scales(p)) {
+  if (has_block_scales(p)) {
+    b.block = random_block_scales(p, seed);
+    BlockShape const sh = block_shape(p);
+    b.block_a = DeviceMatrix(DType::f32, sh.a_rows, sh.a_cols, Order::col);
+    b.block_b = DeviceMatrix(DType::f32, sh.b_rows, sh.b_cols, Order::col);
+    from_host(b.block_a, std::vector<double>(b.block.a.begin(), b.block.a.end()));
+    from_host(b.block_b, std::vector<double>(b.block.b.begin(), b.block.b.end()));  // NaN padding as is
+  } else if (has_scales(p)) {
     b.scales = random_scales(seed);
     b.scale_buf = scale_matrix();
     from_host(b.scale_buf, {b.scales.a, b.scales.b});
@@ -329,7 +380,13 @@ std::uint64_t device_bytes(Problem const& p0, int misalign) {
   n = add_sat(n, matrix_bytes(b_type(p), rows_b(p), cols_b(p), p.b, p.ldb, misalign));
   std::uint64_t const cd = matrix_bytes(p.out_dtype, p.m, p.n, p.c, p.ldc, misalign);
   if (p.op == OpKind::gemm) n = add_sat(n, cd);
-  if (has_scales(p)) n = add_sat(n, scale_matrix_bytes());
+  if (has_block_scales(p)) {
+    BlockShape const sh = block_shape(p);
+    n = add_sat(n, matrix_bytes(DType::f32, sh.a_rows, sh.a_cols, Order::col, 0, 0));
+    n = add_sat(n, matrix_bytes(DType::f32, sh.b_rows, sh.b_cols, Order::col, 0, 0));
+  } else if (has_scales(p)) {
+    n = add_sat(n, scale_matrix_bytes());
+  }
   return add_sat(n, cd);
 }
 

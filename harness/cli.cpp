@@ -79,17 +79,40 @@ std::vector<DType> dtype_list(std::string const& opt, std::string const& text) {
 
 std::vector<harness::InputTypes> input_types_list(std::string const& opt, std::string const& text) {
   // The names the reports print (InputTypes::name): a pair only where A's and B's types differ,
-  // and only of 8-bit types, which are the only inputs that mix; "-fast" after 8-bit ones.
+  // and only of 8-bit types, which are the only inputs that mix; "-fast" or "-block" after 8-bit
+  // ones.
   using harness::InputTypes;
-  static std::vector<InputTypes> const known = {
-      DType::f32, DType::f16, DType::bf16, DType::e4m3, DType::e5m2, InputTypes(DType::e4m3, DType::e5m2),
-      InputTypes(DType::e5m2, DType::e4m3), InputTypes(DType::e4m3, DType::e4m3, true),
-      InputTypes(DType::e5m2, DType::e5m2, true), InputTypes(DType::e4m3, DType::e5m2, true),
-      InputTypes(DType::e5m2, DType::e4m3, true)};
+  static std::vector<InputTypes> const known = [] {
+    std::vector<InputTypes> v = {DType::f32, DType::f16, DType::bf16};
+    std::vector<InputTypes> const eight = {DType::e4m3, DType::e5m2, InputTypes(DType::e4m3, DType::e5m2),
+                                           InputTypes(DType::e5m2, DType::e4m3)};
+    for (auto [fast, scale] : {std::pair{false, ScaleMode::tensor}, std::pair{true, ScaleMode::tensor},
+                               std::pair{false, ScaleMode::block}})
+      for (InputTypes t : eight) v.push_back(InputTypes(t.a, t.b, fast, scale));
+    return v;
+  }();
+  auto named = [](std::string const& s) {
+    return std::find_if(known.begin(), known.end(), [&](InputTypes const& t) { return t.name() == s; });
+  };
   std::vector<harness::InputTypes> out;
   for (auto const& s : name_list(opt, text)) {
-    auto const it = std::find_if(known.begin(), known.end(), [&](harness::InputTypes const& t) { return t.name() == s; });
+    auto const it = named(s);
     if (it == known.end()) {
+      // The two likely mistakes, said as such: block scales with the fast mode, or on wide inputs.
+      auto strip = [](std::string t, std::string const& suffix) {
+        if (std::size_t const at = t.find(suffix); at != std::string::npos) t.erase(at, suffix.size());
+        return t;
+      };
+      std::string const base = strip(strip(s, "-block"), "-fast");
+      if (base != s && named(base) != known.end()) {
+        if (s.find("-block") != std::string::npos && s.find("-fast") != std::string::npos)
+          throw UsageError(opt + ": \"" + s + "\": block scales need the promoted accumulation (each 128 of K's "
+                           "partial sum is scaled as it is promoted to fp32), which -fast leaves out; name " + base +
+                           "-block or " + base + "-fast");
+        if (s.find("-block") != std::string::npos && !is_8bit(named(base)->a))
+          throw UsageError(opt + ": \"" + s + "\": block scales are for 8-bit inputs (e4m3, e5m2, e4m3xe5m2, "
+                           "e5m2xe4m3), not " + base);
+      }
       std::string names;
       for (auto const& t : known) names += (names.empty() ? "" : ", ") + t.name();
       throw UsageError(opt + ": unknown dtype \"" + s + "\" (known: " + names + ")");
@@ -196,8 +219,8 @@ void ProblemOptions::add(CLI::App& app, Tool tool) {
   dtypes_opt = app.add_option(
       "--dtypes", dtypes_text,
       "Input types: comma list of f32, f16, bf16, e4m3, e5m2, and the 8-bit pairs of A's and B's e4m3xe5m2, "
-      "e5m2xe4m3, each 8-bit one also with -fast (fast accumulation: partial sums not promoted to fp32) "
-      "(gemm; k-major A and B, layouts rc?) (default: f32, f16, bf16)");
+      "e5m2xe4m3, each 8-bit one also with -fast (fast accumulation: partial sums not promoted to fp32) or "
+      "-block (block scales, as --scale=block) (gemm; k-major A and B, layouts rc?) (default: f32, f16, bf16)");
   out_dtypes_opt = app.add_option(
       "--out-dtypes", out_dtypes_text,
       "gemm: comma list of output dtypes (D and C); f16/bf16 inputs take their own or f32, 8-bit inputs bf16, "
@@ -213,9 +236,12 @@ void ProblemOptions::add(CLI::App& app, Tool tool) {
   alpha_opt = app.add_option("--alpha", alpha_text, "alpha list (default: 1)");
   beta_opt = app.add_option("--beta", beta_text,
                             bench ? "beta list (default: 1 for add, so that B is read; 0 for gemm)" : "beta list");
-  scale_opt = app.add_option("--scale", scale_text,
-                             "Scaling of 8-bit inputs: tensor (one fp32 scale each for A and B, from the case's seed) "
-                             "(default: tensor; block: not supported yet)");
+  scale_opt = app.add_option(
+      "--scale", scale_text,
+      "Scaling of 8-bit inputs, a comma list (a case of each): tensor (one fp32 scale each for A and B), block "
+      "(DeepSeek-V3's: one fp32 scale per row of A and 128 of K, and per 128x128 block of B; the promoted "
+      "accumulation only, so no -fast input), scales drawn from the case's seed; inputs named -block are block "
+      "whatever it says (default: tensor)");
 }
 
 void ProblemOptions::parse() {
@@ -228,12 +254,30 @@ void ProblemOptions::parse() {
   if (alpha_opt->count()) alpha = real_list("--alpha", alpha_text);
   if (beta_opt->count()) beta = real_list("--beta", beta_text);
   if (scale_opt->count()) {
-    if (scale_text == "block") throw UsageError("--scale=block: block scales are not supported yet");
-    if (scale_text != "tensor") throw UsageError("--scale is tensor or block, found \"" + scale_text + "\"");
-    scale = scale_text;
-    // A scaling that applies to no input would be ignored.
+    std::vector<ScaleMode> modes;
+    for (std::string const& s : name_list("--scale", scale_text)) {
+      ScaleMode m;
+      if (s == "tensor") m = ScaleMode::tensor;
+      else if (s == "block") m = ScaleMode::block;
+      else throw UsageError("--scale is tensor or block (or a comma list of both), found \"" + s + "\"");
+      if (std::find(modes.begin(), modes.end(), m) == modes.end()) modes.push_back(m);
+    }
+    // A scaling that applies to no input would be ignored: it is for 8-bit inputs named without
+    // -block (those named with it are block whatever it says).
     if (!dtypes || std::none_of(dtypes->begin(), dtypes->end(), [](harness::InputTypes t) { return is_8bit(t.a); }))
       throw UsageError("--scale is for 8-bit inputs, and --dtypes names none (e4m3, e5m2, e4m3xe5m2, e5m2xe4m3)");
+    if (std::none_of(dtypes->begin(), dtypes->end(),
+                     [](harness::InputTypes t) { return is_8bit(t.a) && t.scale != ScaleMode::block; }))
+      throw UsageError("--scale is for 8-bit inputs named without -block, and --dtypes names only -block ones "
+                       "(block whatever --scale says)");
+    if (std::find(modes.begin(), modes.end(), ScaleMode::block) != modes.end())
+      for (harness::InputTypes t : *dtypes)
+        if (is_8bit(t.a) && t.fast)
+          throw UsageError("--scale=block does not go with " + t.name() +
+                           ": block scales need the promoted accumulation (each 128 of K's partial sum is scaled as "
+                           "it is promoted to fp32), which the fast mode leaves out; name " +
+                           harness::InputTypes(t.a, t.b).name() + " instead");
+    scales = std::move(modes);
   }
 }
 

@@ -44,8 +44,9 @@ std::vector<std::string> name_list(std::string const& opt, std::string const& te
 // f32, f16, bf16: the names the reports print, and no others, repeated ones once (output dtypes).
 std::vector<DType> dtype_list(std::string const& opt, std::string const& text);
 // Input types (--dtypes): f32, f16, bf16, e4m3, e5m2, and the 8-bit pairs of A's and B's types
-// e4m3xe5m2 and e5m2xe4m3, each 8-bit one also with "-fast" (the fast accumulation mode), as the
-// reports print them, repeated ones once.
+// e4m3xe5m2 and e5m2xe4m3, each 8-bit one also with "-fast" (the fast accumulation mode) or
+// "-block" (block scales), as the reports print them, repeated ones once. Both suffixes at once
+// ("e4m3-fast-block"), or either after a 16- or 32-bit type, are refused saying why.
 std::vector<harness::InputTypes> input_types_list(std::string const& opt, std::string const& text);
 // Three letters c or r each (A, B, C/D).
 std::vector<std::string> layout_list(std::string const& opt, std::string const& text);
@@ -75,9 +76,11 @@ struct KernelOptions {
 };
 
 // --dtypes, --out-dtypes, --layouts, --m, --n, --k, --alpha, --beta: each set when given. --scale:
-// the 8-bit inputs' scaling, tensor (per-tensor fp32 scales, the default and only one so far) or
-// block (refused: "--scale=block: block scales are not supported yet"); given, --dtypes must name
-// 8-bit inputs. --out-dtypes is checked against the sweep once the tool has built it
+// the 8-bit inputs' scaling, an axis (harness::SweepSpec::scales, a case per mode): a comma list of
+// tensor (per-tensor fp32 scales, the default) and block (per row of A and 128 of K, per 128 x 128
+// block of B); given, --dtypes must name 8-bit inputs, some of them without "-block" (which are
+// block whatever --scale says), and with block none of them "-fast" (the fast accumulation mode
+// has no block scales). --out-dtypes is checked against the sweep once the tool has built it
 // (check_out_dtypes).
 struct ProblemOptions {
   std::string dtypes_text, out_dtypes_text, layouts_text, m_text, n_text, k_text, alpha_text, beta_text, scale_text;
@@ -88,7 +91,7 @@ struct ProblemOptions {
   std::optional<std::vector<std::string>> layouts;
   std::optional<std::vector<std::int64_t>> m, n, k;
   std::optional<std::vector<double>> alpha, beta;
-  std::string scale = "tensor";  // --scale
+  std::optional<std::vector<ScaleMode>> scales;  // --scale, repeated ones once (harness::SweepSpec::scales)
 
   void add(CLI::App&, Tool);
   void parse();

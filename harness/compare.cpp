@@ -73,10 +73,23 @@ std::string fmt_g(double v) {
 
 }  // namespace
 
-double typical_rms(Problem const& p, TensorScales const& scales) {
+double typical_rms(Problem const& p, CaseScales const& scales) {
   double const b2 = p.beta * p.beta;
   if (p.op == OpKind::add) return std::sqrt((p.alpha * p.alpha + b2) / 3);
-  double const alpha = p.alpha * scales.a * scales.b;
+  double alpha = p.alpha * scales.tensor.a * scales.tensor.b;
+  if (p.scale == ScaleMode::block && is_8bit(p.dtype)) {
+    if (!scales.block) throw Error("typical_rms: a block-scaled case needs its block scales");
+    // Each term's scale is one of A's times one of B's, drawn apart: the RMS of the product is the
+    // product of the RMSs. B's padding (NaN) is no scale.
+    auto rms = [](std::vector<float> const& v) {
+      double s2 = 0;
+      std::size_t n = 0;
+      for (float x : v)
+        if (std::isfinite(x)) s2 += double(x) * double(x), ++n;
+      return n ? std::sqrt(s2 / double(n)) : 0.0;
+    };
+    alpha = p.alpha * rms(scales.block->a) * rms(scales.block->b);
+  }
   return std::sqrt(alpha * alpha * double(std::max<std::int64_t>(p.k, 0)) / 9 + b2 / 3);
 }
 

@@ -5,6 +5,13 @@
 // terms that is a k-major A (row-major M x K is a column-major K x M) and a k-major B (column-major
 // K x N). A column-major D is then D = A^T B directly; a row-major D is its transpose, computed as
 // D^T = B^T A^T, so cuBLASLt's A is Loom's B and its B Loom's A, each with its own type and scale.
+//
+// Block scales (Problem::scale == block) follow their operands the same way: Loom's A carries one
+// scale per row and 128 of K (CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F), Loom's B one per 128 x 128
+// block (BLK128x128_32F), whichever of cuBLASLt's A and B each is. Both operands are k-major, so an
+// operand's scale array is laid out alike in either role (GemmScales': A's k blocks m-contiguous,
+// B's k blocks contiguous within each column of blocks, block_scale_ld(K) apart), and the arrays
+// Loom's kernel reads are passed as they are.
 #include "harness/harness.hpp"
 
 #include <cublasLt.h>
@@ -36,18 +43,26 @@ struct LtCase {
   float const* scale_b = nullptr;
   DType ta = DType::e4m3, tb = DType::e4m3;
   std::int64_t m = 0, n = 0, lda = 0, ldb = 0;
+  // CUBLASLT_MATMUL_DESC_A/B_SCALE_MODE (cublasLtMatmulMatrixScale_t as int32_t).
+  std::int32_t mode_a = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F, mode_b = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
 };
 
 LtCase lt_case(Problem const& p, Operands const& ops) {
+  // Each operand's scale mode: per tensor, or (block scales) A's per row and 128 of K, B's per block.
+  bool const block = p.scale == ScaleMode::block;
+  std::int32_t const loom_a = block ? CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F : CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
+  std::int32_t const loom_b = block ? CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F : CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
   LtCase c;
   if (p.c == Order::col) {  // D = A^T B: Loom's A, then B
     c.a = ops.a, c.b = ops.b, c.scale_a = ops.scale_a, c.scale_b = ops.scale_b;
     c.ta = p.dtype, c.tb = b_type(p);
     c.m = p.m, c.n = p.n, c.lda = p.lda, c.ldb = p.ldb;
+    c.mode_a = loom_a, c.mode_b = loom_b;
   } else {  // D^T = B^T A^T: Loom's B, then A
     c.a = ops.b, c.b = ops.a, c.scale_a = ops.scale_b, c.scale_b = ops.scale_a;
     c.ta = b_type(p), c.tb = p.dtype;
     c.m = p.n, c.n = p.m, c.lda = p.ldb, c.ldb = p.lda;
+    c.mode_a = loom_b, c.mode_b = loom_a;
   }
   return c;
 }
@@ -112,9 +127,18 @@ std::shared_ptr<Plan const> make_plan(Device const& dev, Problem const& p, LtCas
                                              sizeof lc.scale_a));
   LOOM_CUBLAS(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &lc.scale_b,
                                              sizeof lc.scale_b));
+  // Per-tensor scales are cuBLASLt's default mode (SCALAR_32F): set only for block scales, so that
+  // the descriptors of tensor-scaled cases stay what they were.
+  if (p.scale == ScaleMode::block) {
+    LOOM_CUBLAS(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &lc.mode_a,
+                                               sizeof lc.mode_a));
+    LOOM_CUBLAS(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &lc.mode_b,
+                                               sizeof lc.mode_b));
+  }
   // Fast accumulation as the case's, so that each mode is timed against its like: off (cuBLASLt's
-  // default) promotes the partial sums to fp32 as it goes, on leaves them in the tensor cores.
-  std::int8_t const fast_accum = p.fast_accum ? 1 : 0;
+  // default) promotes the partial sums to fp32 as it goes, on leaves them in the tensor cores. Block
+  // scales are the accurate mode's alone (Problem::fast_accum is false there).
+  std::int8_t const fast_accum = p.fast_accum && p.scale != ScaleMode::block ? 1 : 0;
   LOOM_CUBLAS(cublasLtMatmulDescSetAttribute(plan->desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast_accum,
                                              sizeof fast_accum));
   LOOM_CUBLAS(cublasLtMatrixLayoutCreate(&plan->a, cuda_data_type(lc.ta), std::uint64_t(p.k), std::uint64_t(lc.m), lc.lda));
@@ -139,10 +163,14 @@ std::shared_ptr<Plan const> make_plan(Device const& dev, Problem const& p, LtCas
   }
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
-  LOOM_CUBLAS(cublasLtMatmulAlgoGetHeuristic(dev.handle, plan->desc, plan->a, plan->b, plan->c, plan->c, pref, 1,
-                                             &result, &found));
-  if (found < 1 || result.state != CUBLAS_STATUS_SUCCESS)
-    throw Error("cuBLASLt offers no FP8 algorithm for " + case_name("cublas", p));
+  // The heuristic answers CUBLAS_STATUS_NOT_SUPPORTED, rather than no algorithm, for some cases it
+  // refuses (block scales with M = 37 in rcr, cuBLAS 13.0 on an H100): both are its "no".
+  cublasStatus_t const st = cublasLtMatmulAlgoGetHeuristic(dev.handle, plan->desc, plan->a, plan->b, plan->c, plan->c,
+                                                           pref, 1, &result, &found);
+  if (st != CUBLAS_STATUS_SUCCESS && st != CUBLAS_STATUS_NOT_SUPPORTED) throw_cublas(st, "cublasLtMatmulAlgoGetHeuristic");
+  if (st != CUBLAS_STATUS_SUCCESS || found < 1 || result.state != CUBLAS_STATUS_SUCCESS)
+    throw Error("cuBLASLt offers no FP8 algorithm for " + case_name("cublas", p) +
+                (p.scale == ScaleMode::block ? " (block scales: VEC128_32F x BLK128x128_32F)" : ""));
   plan->algo = result.algo;
   return plan;
 }
@@ -176,6 +204,12 @@ std::string why_no_cublaslt(Problem const& p0) {
   if ((d_rows * es) % 16)
     return std::string(p.c == Order::col ? "M=" : "N=") + std::to_string(d_rows) + " is not a multiple of 16 bytes of " +
            to_string(p.out_dtype) + " (D's contiguous extent, cuBLASLt's FP8 gemm)";
+  // Block scales: on an H100 (cuBLAS 13.0) the heuristic refuses every M that is not a multiple of
+  // 4 (1, 37, 38 with N from 8 to 264, K 640, rcr and rcc, bf16 and f32 D) and takes every other
+  // case the rules above let through (N and K of any multiple of 16): M is the extent of A's scales
+  // (m-contiguous, VEC128_32F), whose columns cuBLASLt wants 16 bytes apart.
+  if (p.scale == ScaleMode::block && p.m % 4)
+    return "M=" + std::to_string(p.m) + " is not a multiple of 4 (cuBLASLt's FP8 gemm with block scales)";
   return {};
 }
 
@@ -218,5 +252,29 @@ std::function<void(cudaStream_t)> cublaslt_gemm_call(Problem const& p0, Operands
 }
 
 void cublaslt_gemm(Problem const& p, Operands const& ops, cudaStream_t stream) { cublaslt_gemm_call(p, ops)(stream); }
+
+std::string why_cublaslt_heuristic_refuses(Problem const& p0) {
+  Problem const p = with_default_lds(p0);
+  if (std::string const why = why_no_cublaslt(p); !why.empty())
+    throw Error("no cuBLASLt FP8 gemm for " + case_name("cublas", p) + ": " + why);
+  // Stand-in pointers, 256-byte aligned as cudaMalloc's are (the heuristic reads only their
+  // alignment; nothing is launched), the scale pointers non-null as a case's are.
+  auto const fake = reinterpret_cast<void const*>(std::uintptr_t(1) << 20);
+  Operands ops;
+  ops.a = ops.b = ops.c = fake;
+  ops.d = const_cast<void*>(fake);
+  ops.scale_a = ops.scale_b = static_cast<float const*>(fake);
+  LtCase const lc = lt_case(p, ops);
+  int ordinal = 0;
+  LOOM_CUDA(cudaGetDevice(&ordinal));
+  std::lock_guard<std::mutex> lock(mu);
+  Device const dev = device(ordinal);
+  try {
+    make_plan(dev, p, lc, fake, fake);
+  } catch (Error const& e) {
+    return e.what();
+  }
+  return {};
+}
 
 }  // namespace loom::harness

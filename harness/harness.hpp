@@ -6,7 +6,7 @@
 //   sweeps      parse_int_list / parse_real_list / split_list (CUTLASS-profiler list syntax),
 //               SweepSpec, expand() into Cases, default_validate_sweep()
 //   buffers     DeviceMatrix (RAII, padded and deliberately misalignable), fill_random, poison,
-//               to_host, host f16/bf16/e4m3/e5m2 converters, an 8-bit case's tensor scales
+//               to_host, host f16/bf16/e4m3/e5m2 converters, an 8-bit case's tensor or block scales
 //   memory      device_bytes() a case allocates, why_no_memory() against the free bytes
 //   references  reference_cublas() (cuBLAS, in C's storage order), reference_host() (fp64),
 //               make_buffers(), why_no_cublas(); cublaslt_gemm() (cublaslt.cpp: cuBLASLt's FP8
@@ -145,15 +145,18 @@ std::vector<std::string> split_list(std::string_view);
 
 // The input types of a case: A's and B's dtypes, one for both but in the 8-bit pairs (e4m3 x e5m2,
 // e5m2 x e4m3), and for 8-bit inputs the fast accumulation mode (Problem::fast_accum: the partial
-// sums not promoted to fp32). A DType converts to the pair of it with itself.
+// sums not promoted to fp32) or block scales (Problem::scale, "-block"; never both: block scales are
+// applied as each 128 of K is promoted). A DType converts to the pair of it with itself.
 struct InputTypes {
   DType a = DType::f32, b = DType::f32;
   bool fast = false;
+  ScaleMode scale = ScaleMode::tensor;  // block: named "-block", whatever SweepSpec::scales says
   InputTypes() = default;
   InputTypes(DType t) : a(t), b(t) {}  // NOLINT: implicit, so that {DType::f16} is a list of them
-  InputTypes(DType a_, DType b_, bool fast_ = false) : a(a_), b(b_), fast(fast_) {}
+  InputTypes(DType a_, DType b_, bool fast_ = false, ScaleMode scale_ = ScaleMode::tensor)
+      : a(a_), b(b_), fast(fast_), scale(scale_) {}
   bool operator==(InputTypes const&) const = default;
-  // As input_types() names a case's: "bf16", "e4m3", "e4m3xe5m2", "e4m3-fast".
+  // As input_types() names a case's: "bf16", "e4m3", "e4m3xe5m2", "e4m3-fast", "e4m3-block".
   std::string name() const;
 };
 // The output dtypes gemm of these inputs may write: f32 inputs f32; f16/bf16 inputs their own or
@@ -177,6 +180,11 @@ struct SweepSpec {
   // Output dtypes of gemm: for each input, those of them it takes (takes_output); empty: the
   // input's default_output. add and f32 gemm always output their input dtype.
   std::vector<DType> out_dtypes;
+  // The scaling of 8-bit inputs (--scale): each 8-bit input named without "-block" gives a case per
+  // mode here (empty: tensor alone), its "-fast" form tensor alone (the fast mode has no block
+  // scales); an input named "-block" is block whatever this says, and 16- and 32-bit inputs ignore
+  // it. A case that two inputs give alike (e4m3 with block here, and e4m3-block) is made once.
+  std::vector<ScaleMode> scales = {ScaleMode::tensor};
   OpKind op = OpKind::add;
 };
 
@@ -292,12 +300,45 @@ struct TensorScales {
 // The scales make_buffers gives an 8-bit case from its seed: each 0.75 or 1.25 times a power of two
 // in [1/4, 4], never 1, the two never equal. Deterministic in the seed.
 TensorScales random_scales(std::uint64_t seed);
+// Block scales of an 8-bit gemm case (ScaleMode::block), host copies of the two arrays in the
+// layouts of loom/gemm.hpp's GemmScales (cuBLASLt's VEC128_32F and BLK128x128_32F), kb = ceil(K/128):
+//   a: kb x M, m contiguous: the scale of A's row i, k in [128j, 128j + 128), at a[i + j*M];
+//   b: ceil(N/128) columns of block_scale_ld(K) (kb rounded up to 4): the scale of B's block
+//      (k in [128j, 128j + 128), n in [128l, 128l + 128)) at b[j + l*block_scale_ld(K)]; the
+//      padding (j >= kb) NaN, so that a kernel that reads it fails.
+// D = alpha * sum_k (A[i,k] a_at(i,k)) (B[k,j] b_at(k,j)) + beta C.
+struct BlockScales {
+  std::int64_t m = 0, n = 0, k = 0;  // the case's
+  std::vector<float> a, b;
+  bool empty() const { return a.empty(); }
+  std::int64_t k_blocks() const { return (k + 127) / 128; }
+  std::int64_t ld() const { return block_scale_ld(k); }
+  double a_at(std::int64_t i, std::int64_t kk) const { return a[std::size_t(i + kk / 128 * m)]; }
+  double b_at(std::int64_t kk, std::int64_t j) const { return b[std::size_t(kk / 128 + j / 128 * ld())]; }
+};
+// The block scales make_buffers gives an 8-bit case of ScaleMode::block from its seed: each value
+// drawn alone, 0.75 or 1.25 times 2^e with e in [-3, 3] (3/32 to 10), never 1. Deterministic in
+// (seed, M, N, K). Every such scale times an e4m3 or e5m2 value in [-1, 1] (random_values'), and
+// times any e4m3 value, is exact in bf16 and f16 (buffers.cpp says why): reference_cublas widens
+// A*scale and B*scale to 16 bits exactly.
+BlockScales random_block_scales(Problem const&, std::uint64_t seed);
+// An 8-bit case's scales as reference_host and typical_rms take them: the tensor scales, or where
+// `block` is set (a case of ScaleMode::block), its block scales (the tensor scales then unused). A
+// TensorScales or a BlockScales converts to it; CaseBuffers::host_scales() gives a case's.
+struct CaseScales {
+  TensorScales tensor;
+  BlockScales const* block = nullptr;  // not owned
+  CaseScales() = default;
+  CaseScales(TensorScales t) : tensor(t) {}          // NOLINT: implicit
+  CaseScales(BlockScales const& b) : block(&b) {}    // NOLINT: implicit
+};
 // The RMS a result of p has for random_values() inputs (each of variance about 1/3) when nothing
-// cancels: sqrt(alpha'^2 K/9 + beta^2/3) for gemm, alpha' = alpha * scales.a * scales.b, and
+// cancels: sqrt(alpha'^2 K/9 + beta^2/3) for gemm, alpha' = alpha * scales.a * scales.b (block
+// scales: alpha times the RMS of A's scales times the RMS of B's, their padding aside), and
 // sqrt((alpha^2 + beta^2)/3) for add. compare() takes it as a floor for the reference's scale, so
 // that one dot product that happens to cancel (a 1x1 output, say) is not held to a relative error
-// its rounding cannot meet.
-double typical_rms(Problem const&, TensorScales const& scales = {});
+// its rounding cannot meet. Throws Error for a block-scaled 8-bit case without its block scales.
+double typical_rms(Problem const&, CaseScales const& scales = {});
 // Every byte 0xFF (NaN in f32, f16, bf16, e4m3 and e5m2), padding included.
 void poison(DeviceMatrix&);
 // Logical elements, column-major by (i, j), as double.
@@ -330,11 +371,19 @@ double round_to(DType, double);
 // b_type(p)), and an 8-bit gemm's scales.
 struct CaseBuffers {
   DeviceMatrix a, b, c, d;  // c: gemm only (and beta != 0 for gemm reads it)
-  TensorScales scales;      // 8-bit gemm: random_scales(seed); else 1 and 1
-  DeviceMatrix scale_buf;   // 8-bit gemm: scales.a and scales.b on the device, fp32, 16 bytes apart (else empty)
-  Operands operands();      // d is written; for add, c is unused; scale_a, scale_b into scale_buf
+  TensorScales scales;      // 8-bit gemm with tensor scales: random_scales(seed); else 1 and 1
+  DeviceMatrix scale_buf;   // the same: scales.a and scales.b on the device, fp32, 16 bytes apart (else empty)
+  BlockScales block;        // 8-bit gemm with block scales: random_block_scales(p, seed); else empty
+  // The same: block.a and block.b on the device, fp32, as they are on the host (block_b's padding
+  // NaN), each its own allocation (256-byte aligned, as GemmScales and cuBLASLt need); else empty.
+  DeviceMatrix block_a, block_b;
+  // d is written; for add, c is unused; scale_a, scale_b into scale_buf, or block_a and block_b.
+  Operands operands();
+  // The scales as reference_host and typical_rms take them (the block scales where there are).
+  CaseScales host_scales() const { return block.empty() ? CaseScales(scales) : CaseScales(block); }
 };
-// `seed`: the case's (case_seed), from which an 8-bit gemm's scales are drawn (random_scales).
+// `seed`: the case's (case_seed), from which an 8-bit gemm's scales are drawn (random_scales, or
+// random_block_scales for Problem::scale == block).
 CaseBuffers make_buffers(Problem const&, int misalign, std::uint64_t seed = 0);
 
 // ---------------------------------------------------------------------------------------------
@@ -345,8 +394,8 @@ CaseBuffers make_buffers(Problem const&, int misalign, std::uint64_t seed = 0);
 // Bytes DeviceMatrix(dtype, rows, cols, order, ld, misalign) allocates (ld 0: the minimum);
 // saturates at UINT64_MAX instead of wrapping around for absurd sizes.
 std::uint64_t matrix_bytes(DType, std::int64_t rows, std::int64_t cols, Order, std::int64_t ld, int misalign);
-// Bytes make_buffers(p, misalign) allocates: A, B, C (gemm only), D and an 8-bit gemm's scales.
-// Saturates as above.
+// Bytes make_buffers(p, misalign) allocates: A, B, C (gemm only), D and an 8-bit gemm's scales
+// (two fp32 values, or the two block-scale arrays). Saturates as above.
 std::uint64_t device_bytes(Problem const&, int misalign);
 // Kept free beyond what a case allocates: cuBLAS's workspace (allocated on its first call, up to
 // 32 MiB per handle on Hopper) and cuBLASLt's (32 MiB, cublaslt_gemm's), the runtime's own
@@ -368,7 +417,7 @@ bool fits_cublas_ints(Problem const&);
 // reference_cublas's exact route (see there), which takes every layout and bf16, f16 or f32 output.
 std::string why_no_cublas(Problem const&);
 // Device bytes reference_cublas(p, ...) allocates for its own use while it runs: an 8-bit gemm's
-// 16-bit copies of A and B; 0 for other cases.
+// 16-bit copies of A and B (block scales too); 0 for other cases.
 std::uint64_t reference_cublas_bytes(Problem const&);
 
 // The seed of one case's inputs: a hash of the run's seed and the case itself (op, dtypes, sizes,
@@ -404,23 +453,33 @@ std::string kernel_list();
 // the device to bf16 (f16 for f16 output, which cuBLAS's bf16 gemm cannot write), exactly (every
 // e4m3 and e5m2 value is one of both), then GemmEx with CUBLAS_COMPUTE_32F and alpha * scale_a *
 // scale_b (ops' scales, read back; null is 1): exact products accumulated in fp32, with none of the
-// 8-bit tensor core's shortened accumulation. Synchronizes `s` for an 8-bit case (the scales' read
-// and the copies' release). Throws Error naming the case when cuBLAS lacks it (see why_no_cublas)
-// or a call fails.
+// 8-bit tensor core's shortened accumulation. Block scales (Problem::scale == block): each element
+// widened times its scale (ops' arrays, read on the device), A[i,k] sa[i,k/128] and B[k,j]
+// sb[k/128,j/128], and alpha alone; exact for random_block_scales' scales (a product of at most 7
+// significant bits, within both 16-bit types' ranges for |x| <= 6144: every e4m3 value, and
+// random_values' e5m2 ones), else each rounded once to the 16-bit type. Synchronizes `s` for an
+// 8-bit case (the scales' read and the copies' release). Throws Error naming the case when cuBLAS
+// lacks it (see why_no_cublas) or a call fails.
 void reference_cublas(Problem const&, Operands const&, cublasHandle_t, cudaStream_t);
 // fp64 reference over logical column-major element vectors: A is rows_a x cols_a logically as
 // M x N (add) or M x K (gemm), B is M x N (add) or K x N (gemm), C is M x N (gemm; ignored for
 // add, may be empty). An 8-bit gemm's A and B are the stored (unscaled) values, and `scales` its
-// tensor scales: D = alpha * scales.a * scales.b * (A B) + beta C. Returns D, M x N.
+// tensor scales: D = alpha * scales.a * scales.b * (A B) + beta C; or for a case of block scales
+// (p.scale), its block scales (scales.block, required): each 128 of K's partial sum times A's
+// row's scale and B's block's, D = alpha * sum_j sa[i,j] sb[j,n/128] (A_j B_j) + beta C. Returns
+// D, M x N. Throws Error for a block-scaled case without block scales of its M, N and K.
 std::vector<double> reference_host(Problem const&, std::vector<double> const& A,
                                    std::vector<double> const& B, std::vector<double> const& C,
-                                   TensorScales const& scales = {});
+                                   CaseScales const& scales = {});
 
 // cuBLASLt's FP8 gemm (harness/cublaslt.cpp), loom-bench's baseline of 8-bit cases: cublasLtMatmul
 // with A and B in their 8-bit types, CUBLAS_COMPUTE_32F, fp32 alpha/beta, the tensor scales as
 // CUBLASLT_MATMUL_DESC_A/B_SCALE_POINTER, C and D in out_dtype, fast accumulation as the case's
 // (Problem::fast_accum; off, cuBLASLt's default, promotes its partial sums to fp32 as it goes),
-// and the heuristic's first algorithm with up to 32 MiB of workspace.
+// and the heuristic's first algorithm with up to 32 MiB of workspace. Block scales (Problem::scale):
+// the same pointers, to the arrays of GemmScales, with CUBLASLT_MATMUL_DESC_A/B_SCALE_MODE
+// VEC128_32F for the operand that is Loom's A and BLK128x128_32F for Loom's B (whichever of
+// cuBLASLt's A and B each is), fast accumulation off.
 //
 // Why cuBLASLt cannot run this case ("" if it can): FP8 is "TN" only, A transposed and B not in its
 // column-major terms, which are Loom's k-major A and B (row-major A, column-major B: layouts rcc and
@@ -436,6 +495,11 @@ std::string why_no_cublaslt(Problem const&);
 // offers no algorithm; the call throws Error when cublasLtMatmul fails. One stream at a time per
 // device (the workspace is shared).
 std::function<void(cudaStream_t)> cublaslt_gemm_call(Problem const&, Operands const&);
+// Whether cuBLASLt's heuristic offers an algorithm for the case ("" if so, else why not): the
+// descriptors cublaslt_gemm_call would make, with pointers taken as 256-byte aligned, asked of the
+// current device (a GPU needed). For what why_no_cublaslt cannot know ahead: which block-scaled
+// cases this cuBLASLt takes. Throws Error where why_no_cublaslt refuses the case.
+std::string why_cublaslt_heuristic_refuses(Problem const&);
 // cublaslt_gemm_call(p, ops)(stream).
 void cublaslt_gemm(Problem const&, Operands const&, cudaStream_t stream);
 

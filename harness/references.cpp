@@ -54,6 +54,36 @@ struct Scratch {
   Scratch& operator=(Scratch const&) = delete;
 };
 
+// reference_host for block scales (sizes checked): each 128 of K's partial sum in fp64 (exact for
+// random_values' inputs: products of at most 8 significant bits between 2^-32 and 1, 128 of them),
+// times A's row's scale and B's block's (exactly: 6 significant bits at most), then summed over
+// the k blocks.
+std::vector<double> reference_host_block(Problem const& p, std::vector<double> const& A, std::vector<double> const& B,
+                                         std::vector<double> const& C, BlockScales const& bs) {
+  std::size_t const M = std::size_t(p.m), N = std::size_t(p.n), K = std::size_t(p.k);
+  std::vector<double> D(M * N);
+  std::int64_t const per_column = std::int64_t(M * K);
+  parallel_for(std::int64_t(N), std::max<std::int64_t>(1, kGrain / per_column), [&](std::int64_t jb, std::int64_t je) {
+    std::vector<double> acc(M), part(M);
+    for (std::size_t j = std::size_t(jb); j < std::size_t(je); ++j) {
+      std::fill(acc.begin(), acc.end(), 0.0);
+      for (std::size_t k0 = 0; k0 < K; k0 += 128) {
+        std::fill(part.begin(), part.end(), 0.0);
+        for (std::size_t l = k0; l < std::min(K, k0 + 128); ++l) {
+          double const b = B[l + j * K];
+          double const* a = &A[l * M];
+          for (std::size_t i = 0; i < M; ++i) part[i] += a[i] * b;
+        }
+        double const sb = bs.b_at(std::int64_t(k0), std::int64_t(j));
+        for (std::size_t i = 0; i < M; ++i) acc[i] += part[i] * (bs.a_at(std::int64_t(i), std::int64_t(k0)) * sb);
+      }
+      for (std::size_t i = 0; i < M; ++i)
+        D[i + j * M] = p.alpha * acc[i] + (p.beta == 0 ? 0.0 : p.beta * C[i + j * M]);
+    }
+  });
+  return D;
+}
+
 }  // namespace
 
 std::uint64_t reference_cublas_bytes(Problem const& p0) {
@@ -148,13 +178,24 @@ void reference_cublas(Problem const& p0, Operands const& ops, cublasHandle_t h, 
     std::int64_t const na = span(p.a, rows_a(p), cols_a(p), p.lda), nb = span(p.b, rows_b(p), cols_b(p), p.ldb);
     wide_a = std::make_unique<Scratch>(std::size_t(na) * 2);
     wide_b = std::make_unique<Scratch>(std::size_t(nb) * 2);
-    LOOM_CUDA(widen_8bit(ops.a, p.dtype, wide_a->p, wide, na, s));
-    LOOM_CUDA(widen_8bit(ops.b, b_type(p), wide_b->p, wide, nb, s));
-    float scale[2] = {1, 1};
-    if (ops.scale_a) LOOM_CUDA(cudaMemcpyAsync(&scale[0], ops.scale_a, sizeof(float), cudaMemcpyDeviceToHost, s));
-    if (ops.scale_b) LOOM_CUDA(cudaMemcpyAsync(&scale[1], ops.scale_b, sizeof(float), cudaMemcpyDeviceToHost, s));
-    LOOM_CUDA(cudaStreamSynchronize(s));
-    alpha = float(p.alpha * double(scale[0]) * double(scale[1]));
+    if (p.scale == ScaleMode::block) {
+      // Block scales: each element times its own (GemmScales' layouts), in the copy; alpha alone.
+      if (!ops.scale_a || !ops.scale_b)
+        throw Error("no cuBLAS reference for " + case_name("cublas", p) + ": block scales, and scale_a or scale_b is null");
+      // A (M x K): row i, k block j at a[i + j*M]; B (K x N): block (j, l) at b[j + l*block_scale_ld(K)].
+      ScaleIndex const sa{ops.scale_a, 1, 1, 128, p.m};
+      ScaleIndex const sb{ops.scale_b, 128, 1, 128, block_scale_ld(p.k)};
+      LOOM_CUDA(widen_8bit_scaled(ops.a, p.dtype, wide_a->p, wide, rows_a(p), cols_a(p), p.a, p.lda, sa, s));
+      LOOM_CUDA(widen_8bit_scaled(ops.b, b_type(p), wide_b->p, wide, rows_b(p), cols_b(p), p.b, p.ldb, sb, s));
+    } else {
+      LOOM_CUDA(widen_8bit(ops.a, p.dtype, wide_a->p, wide, na, s));
+      LOOM_CUDA(widen_8bit(ops.b, b_type(p), wide_b->p, wide, nb, s));
+      float scale[2] = {1, 1};
+      if (ops.scale_a) LOOM_CUDA(cudaMemcpyAsync(&scale[0], ops.scale_a, sizeof(float), cudaMemcpyDeviceToHost, s));
+      if (ops.scale_b) LOOM_CUDA(cudaMemcpyAsync(&scale[1], ops.scale_b, sizeof(float), cudaMemcpyDeviceToHost, s));
+      LOOM_CUDA(cudaStreamSynchronize(s));
+      alpha = float(p.alpha * double(scale[0]) * double(scale[1]));
+    }
     a = wide_a->p, b = wide_b->p, in = cuda_data_type(wide);
   }
   if (ccol) {
@@ -178,7 +219,7 @@ void reference_cublas(Problem const& p0, Operands const& ops, cublasHandle_t h, 
 
 std::vector<double> reference_host(Problem const& p, std::vector<double> const& A,
                                    std::vector<double> const& B, std::vector<double> const& C,
-                                   TensorScales const& scales) {
+                                   CaseScales const& scales) {
   std::size_t const M = std::size_t(p.m), N = std::size_t(p.n);
   if (p.m <= 0 || p.n <= 0 || (p.op == OpKind::gemm && p.k <= 0))
     throw Error("reference_host: sizes must be positive");
@@ -194,9 +235,17 @@ std::vector<double> reference_host(Problem const& p, std::vector<double> const& 
   std::size_t const K = std::size_t(p.k);
   if (A.size() != M * K || B.size() != K * N) throw Error("reference_host: A or B has the wrong size");
   if (p.beta != 0 && C.size() != M * N) throw Error("reference_host: C has the wrong size");
+  if (p.scale == ScaleMode::block && is_8bit(p.dtype)) {
+    BlockScales const* bs = scales.block;
+    if (!bs) throw Error("reference_host: a block-scaled case needs its block scales");
+    if (bs->m != p.m || bs->n != p.n || bs->k != p.k ||
+        bs->a.size() != std::size_t(p.m * bs->k_blocks()) || bs->b.size() != std::size_t(bs->ld() * ((p.n + 127) / 128)))
+      throw Error("reference_host: the block scales are not of this case's M, N and K");
+    return reference_host_block(p, A, B, C, *bs);
+  }
   // The scales fold into alpha: exact in fp64 (a few significant bits each), and 1 but for 8-bit
   // inputs, so that other cases' references are what they were bit for bit.
-  double const alpha = p.alpha * scales.a * scales.b;
+  double const alpha = p.alpha * scales.tensor.a * scales.tensor.b;
   std::int64_t const per_column = std::int64_t(M * K);
   parallel_for(std::int64_t(N), std::max<std::int64_t>(1, kGrain / per_column), [&](std::int64_t jb, std::int64_t je) {
     std::vector<double> acc(M);

@@ -180,7 +180,9 @@ std::vector<std::pair<std::string, std::string>> parse_tags(std::string_view tex
 
 std::string InputTypes::name() const {
   std::string s = a == b ? std::string(to_string(a)) : std::string(to_string(a)) + "x" + to_string(b);
-  return fast && is_8bit(a) ? s + "-fast" : s;
+  if (fast && is_8bit(a)) s += "-fast";
+  if (scale == ScaleMode::block && is_8bit(a)) s += "-block";
+  return s;
 }
 
 bool takes_output(OpKind op, InputTypes in, DType out) {
@@ -197,6 +199,29 @@ namespace {
 bool kernel_takes(KernelInfo const& k, InputTypes t) {
   auto has = [&](DType d) { return std::find(k.dtypes.begin(), k.dtypes.end(), d) != k.dtypes.end(); };
   return has(t.a) && has(t.b);
+}
+
+// The inputs of sweep s with their scaling (SweepSpec::scales), in the order of s.dtypes, each
+// 8-bit one named without "-block" once per mode of s.scales, "-fast" ones never with block scales;
+// a pair two inputs give alike once.
+std::vector<InputTypes> scaled_inputs(SweepSpec const& s) {
+  std::vector<ScaleMode> const modes = s.scales.empty() ? std::vector<ScaleMode>{ScaleMode::tensor} : s.scales;
+  std::vector<InputTypes> out;
+  auto add = [&out](InputTypes t) {
+    if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+  };
+  for (InputTypes t : s.dtypes) {
+    if (!is_8bit(t.a)) {
+      t.fast = false, t.scale = ScaleMode::tensor;
+      add(t);
+    } else if (t.scale == ScaleMode::block) {
+      if (!t.fast) add(t);
+    } else {
+      for (ScaleMode m : modes)
+        if (m == ScaleMode::tensor || !t.fast) add(InputTypes(t.a, t.b, t.fast, m));
+    }
+  }
+  return out;
 }
 
 // The output dtypes of inputs t in sweep s, in the order of s.out_dtypes (add and f32 gemm: their
@@ -236,9 +261,10 @@ std::vector<Case> expand(SweepSpec const& s) {
     for (auto a : s.alpha)
       for (auto b : s.beta) ab.emplace_back(a, b);
 
+  std::vector<InputTypes> const inputs = scaled_inputs(s);
   std::vector<Case> out;
   for (KernelInfo const* k : ks)
-    for (InputTypes t : s.dtypes)
+    for (InputTypes t : inputs)
     for (DType o : outputs(s, t)) {
       if (!kernel_takes(*k, t)) continue;
       for (Problem const& l : layouts)
@@ -252,6 +278,7 @@ std::vector<Case> expand(SweepSpec const& s) {
                   p.dtype = t.a;
                   if (t.b != t.a) p.b_dtype = t.b;
                   p.fast_accum = t.fast && is_8bit(t.a);
+                  p.scale = t.scale;  // tensor but for 8-bit inputs (scaled_inputs)
                   p.out_dtype = o;
                   p.m = m;
                   p.n = n;
@@ -275,11 +302,12 @@ std::uint64_t count_cases(SweepSpec const& s) {
   u128 const cap = ~std::uint64_t(0);
   auto mul = [&](u128 a, u128 b) { return a > 0 && b > cap / a ? cap : a * b; };
   u128 per_dims = 0;  // (kernel, dtype, out dtype) triples, as expand's outer loops take them
+  std::vector<InputTypes> const inputs = scaled_inputs(s);
   for (auto const& name : s.kernels) {
     KernelInfo const* k = find_kernel(name);
     if (!k) throw std::invalid_argument("unknown kernel \"" + name + "\"");
     if (k->op != s.op) continue;
-    for (InputTypes t : s.dtypes)
+    for (InputTypes t : inputs)
       if (kernel_takes(*k, t)) per_dims += outputs(s, t).size();
   }
   u128 n = per_dims;

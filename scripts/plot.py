@@ -321,7 +321,7 @@ def geomean(values):
 def min_bytes(dtype, m, n, k, beta):
     """What a GEMM must move at least: read A and B, write D, and read C where beta != 0. The
     output is in the input dtype, or bf16 for 8-bit inputs (loom-bench times gemm so; an 8-bit row's
-    dtype is its input types, e.g. e4m3, e4m3xe5m2 or e4m3-fast); unknown beta counts as 0."""
+    dtype is its input types, e.g. e4m3, e4m3xe5m2, e4m3-fast or e4m3-block); unknown beta counts as 0."""
     e = DTYPE_BYTES.get(dtype.split("-")[0].split("x")[0], math.nan)
     out = 2 if e == 1 else e
     reads_c = not math.isnan(beta) and beta != 0

@@ -227,6 +227,86 @@ TEST(HarnessConvert, RandomScales) {
   EXPECT_EQ(seen.size(), 10u);
 }
 
+// An 8-bit case's block scales: the arrays of loom/gemm.hpp's layouts (A's kb x M, B's columns of
+// block_scale_ld(K) with NaN past kb), each value 0.75 or 1.25 times 2^-3 .. 2^3, never 1, from the
+// seed and the sizes alone, differing from element to element.
+TEST(HarnessConvert, RandomBlockScales) {
+  Problem p;
+  p.op = OpKind::gemm;
+  p.dtype = DType::e4m3;
+  p.scale = ScaleMode::block;
+  p.m = 37, p.n = 300, p.k = 640;  // kb = 5, block_scale_ld = 8, 3 columns of blocks
+  BlockScales const s = random_block_scales(p, 11);
+  EXPECT_EQ(s.m, 37);
+  EXPECT_EQ(s.n, 300);
+  EXPECT_EQ(s.k, 640);
+  EXPECT_EQ(s.k_blocks(), 5);
+  EXPECT_EQ(s.ld(), 8);
+  ASSERT_EQ(s.a.size(), 37u * 5);
+  ASSERT_EQ(s.b.size(), 8u * 3);
+  std::set<double> seen;
+  auto check = [&](double x) {
+    int e = 0;
+    double const m = std::frexp(x, &e);
+    EXPECT_TRUE(m == 0.75 || m == 0.625) << x;
+    EXPECT_GE(x, 0.09375);
+    EXPECT_LE(x, 10.0);
+    EXPECT_NE(x, 1.0);
+    seen.insert(x);
+  };
+  for (float x : s.a) check(x);
+  for (std::int64_t l = 0; l < 3; ++l)
+    for (std::int64_t j = 0; j < 8; ++j) {
+      float const x = s.b[std::size_t(j + l * 8)];
+      if (j < 5) check(x);
+      else EXPECT_TRUE(std::isnan(x)) << "padding (" << j << ", " << l << ")";
+    }
+  EXPECT_EQ(seen.size(), 14u);  // every value of the set among 37*5 + 15 draws
+  // Accessors by element: A's (i, k) and B's (k, j).
+  EXPECT_EQ(s.a_at(5, 300), s.a[5 + 2 * 37]);
+  EXPECT_EQ(s.b_at(639, 299), s.b[4 + 2 * 8]);
+  // Deterministic in the seed and sizes; another seed, or another M, gives others.
+  BlockScales const t = random_block_scales(p, 11);
+  EXPECT_EQ(t.a, s.a);
+  EXPECT_EQ(std::memcmp(t.b.data(), s.b.data(), s.b.size() * 4), 0);  // NaN == NaN bit for bit
+  EXPECT_NE(random_block_scales(p, 12).a, s.a);
+  // Not one value for all: A's rows and k blocks differ.
+  EXPECT_NE(std::set<float>(s.a.begin(), s.a.end()).size(), 1u);
+}
+
+// Why reference_cublas may widen A * scale and B * scale to 16 bits: every block scale times every
+// e4m3 value, and every e5m2 value up to 6144 (random_values' lie in [-1, 1]), subnormals included,
+// is exactly a bf16 and an f16 value (and an fp32 one: the product taken on the device).
+TEST(HarnessConvert, BlockScaleProductsAreExactInSixteenBits) {
+  std::set<double> scales;
+  for (double m : {0.75, 1.25})
+    for (int e = -3; e <= 3; ++e) scales.insert(std::ldexp(m, e));
+  Problem p;
+  p.op = OpKind::gemm;
+  p.m = 200, p.n = 2000, p.k = 2000;
+  BlockScales const drawn = random_block_scales(p, 3);
+  for (float x : drawn.a) EXPECT_TRUE(scales.count(x)) << x;  // the set below is the drawn one
+  int checked = 0;
+  for (DType t : {DType::e4m3, DType::e5m2})
+    for (int bits = 0; bits < 256; ++bits) {
+      double const x = t == DType::e4m3 ? e4m3_to_double(std::uint8_t(bits)) : e5m2_to_double(std::uint8_t(bits));
+      if (!std::isfinite(x)) continue;
+      for (double sc : scales) {
+        double const y = x * sc;
+        EXPECT_EQ(double(float(y)), y) << x << " * " << sc;
+        EXPECT_EQ(round_to(DType::bf16, y), y) << to_string(t) << " " << x << " * " << sc;
+        if (t == DType::e4m3 || std::fabs(x) <= 6144) {
+          EXPECT_EQ(round_to(DType::f16, y), y) << to_string(t) << " " << x << " * " << sc;
+          ++checked;
+        }
+      }
+    }
+  EXPECT_GT(checked, 2 * 200 * 14);
+  // The margin: a scale of 2^-7 would not hold for e5m2's smallest subnormal in f16.
+  EXPECT_NE(round_to(DType::f16, e5m2_to_double(0x01) * 0.75 * std::ldexp(1.0, -7)),
+            e5m2_to_double(0x01) * 0.75 * std::ldexp(1.0, -7));
+}
+
 // The 8-bit formats against their definitions, and against CUDA's own host conversion
 // (__nv_cvt_double_to_fp8, both saturation modes) on every value, every midpoint between
 // neighbours (the ties), just either side of each midpoint, past the largest, and random doubles.

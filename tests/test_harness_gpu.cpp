@@ -228,6 +228,120 @@ TEST(HarnessGpu, CublasLtFp8MatchesHostReference) {
   EXPECT_THROW(cublaslt_gemm(p, buf.operands(), nullptr), Error);
 }
 
+// 8-bit gemm with block scales: make_buffers puts the case's block scales on the device as they
+// are on the host (16-byte aligned, NaN padding and all), and cuBLAS over A and B widened times
+// their scales agrees with the fp64 reference on every layout, padded and misaligned, for each pair
+// and output, as closely as the tensor-scaled case does; references that take the scales in
+// another place (none, or the tensor mode's) do not.
+TEST(HarnessGpu, CublasMatchesHostReference8BitBlockScales) {
+  REQUIRE_GPU();
+  cublasHandle_t h;
+  LOOM_CUBLAS(cublasCreate(&h));
+  std::uint64_t seed = 500;
+  int checked = 0;
+  for (InputTypes t : {InputTypes(DType::e4m3), InputTypes(DType::e4m3, DType::e5m2),
+                       InputTypes(DType::e5m2, DType::e4m3), InputTypes(DType::e5m2)})
+    for (DType out : {DType::bf16, DType::f16, DType::f32})
+      for (char const* layout : {"ccc", "crr", "rcc", "rcr", "rrc"})
+        for (int mis : {0, 3}) {
+          // M of 37 (not a multiple of 4), N of 200 (two columns of B's blocks, the second
+          // partial), K of 300 (three k blocks, the last partial; B's array padded to 4).
+          Problem p = gemm_8bit(t, out, layout, 37, 200, 300, 0.5, mis ? -2 : 0);
+          p.scale = ScaleMode::block;
+          p.lda += mis, p.ldb += mis, p.ldc += mis;
+          ASSERT_EQ(why_no_cublas(p), "");
+          CaseBuffers buf = make_buffers(p, mis, seed);
+          ASSERT_FALSE(buf.block.empty());
+          ASSERT_TRUE(buf.scale_buf.empty());
+          Operands const ops = buf.operands();
+          ASSERT_EQ(ops.scale_a, static_cast<float const*>(buf.block_a.data()));
+          ASSERT_EQ(ops.scale_b, static_cast<float const*>(buf.block_b.data()));
+          ASSERT_EQ(reinterpret_cast<std::uintptr_t>(ops.scale_a) % 16, 0u);
+          ASSERT_EQ(reinterpret_cast<std::uintptr_t>(ops.scale_b) % 16, 0u);
+          std::vector<float> da(buf.block.a.size()), db(buf.block.b.size());
+          LOOM_CUDA(cudaMemcpy(da.data(), ops.scale_a, da.size() * 4, cudaMemcpyDeviceToHost));
+          LOOM_CUDA(cudaMemcpy(db.data(), ops.scale_b, db.size() * 4, cudaMemcpyDeviceToHost));
+          ASSERT_EQ(std::memcmp(da.data(), buf.block.a.data(), da.size() * 4), 0);
+          ASSERT_EQ(std::memcmp(db.data(), buf.block.b.data(), db.size() * 4), 0);  // NaN padding too
+          poison(buf.a), poison(buf.b), poison(buf.d);
+          fill_random(buf.a, seed++);
+          fill_random(buf.b, seed++);
+          fill_random(buf.c, seed++);
+          reference_cublas(p, buf.operands(), h, nullptr);
+          LOOM_CUDA(cudaDeviceSynchronize());
+          std::vector<double> const A = to_host(buf.a), B = to_host(buf.b), C = to_host(buf.c), D = to_host(buf.d);
+          std::string const what = case_name("cublas", p) + ">" + to_string(out) + " mis " + std::to_string(mis);
+          ErrorStats st = compare(D, reference_host(p, A, B, C, buf.host_scales()), out, p,
+                                  typical_rms(p, buf.host_scales()));
+          EXPECT_TRUE(st.pass) << what << ": " << st.why;
+          EXPECT_LE(st.rel_fro, out == DType::f32 ? tolerance(DType::bf16, out, OpKind::gemm, p.k) : 4 * unit_roundoff(out))
+              << what;
+          Problem tensor = p;
+          tensor.scale = ScaleMode::tensor;
+          EXPECT_FALSE(compare(D, reference_host(tensor, A, B, C), out, p, typical_rms(p, buf.host_scales())).pass) << what;
+          ++checked;
+        }
+  cublasDestroy(h);
+  EXPECT_EQ(checked, 4 * 3 * 5 * 2);
+}
+
+// cuBLASLt's FP8 gemm with block scales (loom-bench's baseline of block-scaled cases) on a Hopper
+// GPU, on the very arrays Loom's kernel reads: where its heuristic takes the case, right against
+// the fp64 reference with the 8-bit tolerance, in both k-major layouts (rcc: cuBLASLt's A is Loom's
+// A; rcr: it is Loom's B, the scale modes swapped with the operands), K a multiple of 128 or not. A
+// layout or mode mix-up shows as a failure (rel_fro near 1); a case the heuristic refuses is
+// printed and left. M not a multiple of 4 is refused by why_no_cublaslt (the heuristic refuses it
+// on an H100, cuBLAS 13.0: 2026-11-27).
+TEST(HarnessGpu, CublasLtBlockScalesMatchHostReference) {
+  REQUIRE_GPU();
+  if (query_device(0).cc != 90) GTEST_SKIP() << "cuBLASLt's FP8 gemm is timed on compute capability 9.0";
+  std::uint64_t seed = 900;
+  int ran = 0, refused = 0;
+  struct Shape {
+    char const* layout;
+    std::int64_t m, n, k;
+  };
+  for (Shape const& sh : {Shape{"rcr", 256, 384, 1024}, Shape{"rcc", 256, 384, 1024}, Shape{"rcr", 136, 264, 1040},
+                          Shape{"rcc", 136, 264, 1040}, Shape{"rcr", 37, 264, 640}, Shape{"rcc", 264, 136, 400},
+                          Shape{"rcr", 36, 264, 640}})
+    for (InputTypes t : {InputTypes(DType::e4m3), InputTypes(DType::e4m3, DType::e5m2), InputTypes(DType::e5m2, DType::e4m3)})
+      for (DType out : {DType::bf16, DType::f32})
+        for (double beta : {0.0, 0.5}) {
+          Problem p = gemm_8bit(t, out, sh.layout, sh.m, sh.n, sh.k, 1.5, beta);
+          p.scale = ScaleMode::block;
+          std::string const what = case_name("cublas", p) + ">" + to_string(out) + " beta " + std::to_string(beta);
+          if (sh.m % 4) {
+            EXPECT_NE(why_no_cublaslt(p).find("not a multiple of 4"), std::string::npos) << what;
+            continue;
+          }
+          ASSERT_EQ(why_no_cublaslt(p), "") << what;
+          if (std::string const why = why_cublaslt_heuristic_refuses(p); !why.empty()) {
+            std::printf("%s: refused: %s\n", what.c_str(), why.c_str());
+            ++refused;
+            continue;
+          }
+          CaseBuffers buf = make_buffers(p, 0, seed);
+          fill_random(buf.a, seed++);
+          fill_random(buf.b, seed++);
+          fill_random(buf.c, seed++);
+          std::vector<std::vector<double>> runs;
+          for (int run = 0; run < 2; ++run) {
+            poison(buf.d);
+            cublaslt_gemm(p, buf.operands(), nullptr);
+            LOOM_CUDA(cudaDeviceSynchronize());
+            runs.push_back(to_host(buf.d));
+          }
+          EXPECT_TRUE(runs[0] == runs[1]) << what;
+          auto const ref = reference_host(p, to_host(buf.a), to_host(buf.b), to_host(buf.c), buf.host_scales());
+          ErrorStats const st = compare(runs[0], ref, out, p, typical_rms(p, buf.host_scales()));
+          EXPECT_TRUE(st.pass) << what << ": " << st.why;
+          std::printf("%s: rel_fro %.3g (tolerance %.3g)\n", what.c_str(), st.rel_fro, st.tol);
+          ++ran;
+        }
+  std::printf("cuBLASLt block scales: %d cases ran, %d refused by its heuristic\n", ran, refused);
+  EXPECT_GT(ran, 0) << "cuBLASLt took no block-scaled case";
+}
+
 TEST(HarnessGpu, AddKernelThroughRegistry) {
   REQUIRE_GPU();
   DeviceInfo d = query_device(0);
@@ -370,6 +484,15 @@ TEST(HarnessGpu, DeviceBytesIsWhatMakeBuffersAllocates) {
       got = 0;
       for (DeviceMatrix const* m : {&narrow.a, &narrow.b, &narrow.c, &narrow.d, &narrow.scale_buf}) got += m->bytes();
       EXPECT_EQ(device_bytes(p, 3), got) << layout;
+      // Block scales in place of the two: A's and B's arrays, no tensor scales.
+      p.scale = ScaleMode::block;
+      CaseBuffers block = make_buffers(p, 3);
+      EXPECT_TRUE(block.scale_buf.empty());
+      EXPECT_FALSE(block.block_a.empty());
+      got = 0;
+      for (DeviceMatrix const* m : {&block.a, &block.b, &block.c, &block.d, &block.block_a, &block.block_b})
+        got += m->bytes();
+      EXPECT_EQ(device_bytes(p, 3), got) << layout << " block";
     }
 }
 

@@ -57,6 +57,11 @@ TEST(HarnessMemory, DeviceBytes) {
   f.b_dtype = DType::e5m2;
   f.out_dtype = DType::bf16;
   EXPECT_EQ(device_bytes(f, 0), (255u * 1000 + 256) + (255u * 129 + 256) + 2 * (129u * 1000 * 2 + 256) + (8 * 4 + 256));
+  // Block scales in place of the two: A's M x ceil(K/128) fp32 values (1000 x 2), B's
+  // block_scale_ld(K) x ceil(N/128) (4 x 2: two k blocks, padded to 4), each its own matrix.
+  f.scale = ScaleMode::block;
+  EXPECT_EQ(device_bytes(f, 0), (255u * 1000 + 256) + (255u * 129 + 256) + 2 * (129u * 1000 * 2 + 256) +
+                                    (1000u * 2 * 4 + 256) + (4u * 2 * 4 + 256));
 
   // The GPU test's case: f32 gemm, M = N = K = 2^18, 256 GiB per operand.
   Problem big;

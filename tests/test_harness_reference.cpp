@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <cmath>
 
 #include "harness/harness.hpp"
 
@@ -87,6 +88,90 @@ TEST(HarnessReference, HostGemmWithTensorScales) {
   EXPECT_EQ(reference_host(p, A, B, {1, 2, 3, 4}), std::vector<double>({31, 73.5, 38, 85}));  // no scales: 1
 }
 
+// 8-bit gemm with block scales, against the definition computed by hand: D[i,j] = alpha *
+// sum_k (A[i,k] sa[i,k/128]) (B[k,j] sb[k/128,j/128]) + beta C, the scales read from GemmScales'
+// layouts. M = 3, N = 130 (two columns of B's blocks, the second of 2 columns), K = 300 (three k
+// blocks, the last of 44; block_scale_ld 4, so B's array has a NaN padding entry a column).
+TEST(HarnessReference, HostGemmWithBlockScales) {
+  Problem p;
+  p.op = OpKind::gemm;
+  p.dtype = DType::e4m3;
+  p.out_dtype = DType::bf16;
+  p.scale = ScaleMode::block;
+  p.m = 3, p.n = 130, p.k = 300;
+  p.alpha = 0.5;
+  p.beta = -2;
+  std::int64_t const M = 3, N = 130, K = 300, kb = 3, ld = 4, nb = 2;
+  ASSERT_EQ(block_scale_ld(K), ld);
+  BlockScales bs;
+  bs.m = M, bs.n = N, bs.k = K;
+  // Every scale its own (0.5 to 2 in steps of 1/8 ... dyadic, so every sum below is exact).
+  bs.a.resize(std::size_t(M * kb));
+  for (std::int64_t j = 0; j < kb; ++j)
+    for (std::int64_t i = 0; i < M; ++i) bs.a[std::size_t(i + j * M)] = float(0.5 + 0.125 * double(i + 3 * j));
+  bs.b.assign(std::size_t(ld * nb), NAN);
+  for (std::int64_t l = 0; l < nb; ++l)
+    for (std::int64_t j = 0; j < kb; ++j) bs.b[std::size_t(j + l * ld)] = float(0.75 + 0.25 * double(j + kb * l));
+  // A (M x K) and B (K x N), column-major by (i, j), small integers; C likewise.
+  std::vector<double> A(std::size_t(M * K)), B(std::size_t(K * N)), C(std::size_t(M * N));
+  for (std::int64_t k = 0; k < K; ++k)
+    for (std::int64_t i = 0; i < M; ++i) A[std::size_t(i + k * M)] = double((i * 7 + k * 3) % 9 - 4);
+  for (std::int64_t j = 0; j < N; ++j)
+    for (std::int64_t k = 0; k < K; ++k) B[std::size_t(k + j * K)] = double((k * 5 + j * 11) % 7 - 3);
+  for (std::size_t x = 0; x < C.size(); ++x) C[x] = double(x % 5) - 2;
+  // By hand, element by element, the scales looked up as the layouts put them.
+  std::vector<double> want(std::size_t(M * N));
+  for (std::int64_t j = 0; j < N; ++j)
+    for (std::int64_t i = 0; i < M; ++i) {
+      double sum = 0;
+      for (std::int64_t k = 0; k < K; ++k)
+        sum += (A[std::size_t(i + k * M)] * double(bs.a[std::size_t(i + (k / 128) * M)])) *
+               (B[std::size_t(k + j * K)] * double(bs.b[std::size_t(k / 128 + (j / 128) * ld)]));
+      want[std::size_t(i + j * M)] = 0.5 * sum - 2 * C[std::size_t(i + j * M)];
+    }
+  std::vector<double> const got = reference_host(p, A, B, C, bs);
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t x = 0; x < want.size(); ++x) ASSERT_EQ(got[x], want[x]) << "element " << x;
+  // The scales matter: with one of A's scales changed, its row changes and no other does; with one
+  // of B's, its column of blocks changes (n in [128, 130)) and not the first.
+  BlockScales other = bs;
+  other.a[std::size_t(1 + 2 * M)] *= 2;  // row 1, k block 2
+  std::vector<double> const changed = reference_host(p, A, B, C, other);
+  bool row_changed = false;
+  for (std::int64_t j = 0; j < N; ++j)
+    for (std::int64_t i = 0; i < M; ++i) {
+      std::size_t const x = std::size_t(i + j * M);
+      if (i == 1) row_changed = row_changed || changed[x] != want[x];
+      else EXPECT_EQ(changed[x], want[x]) << "(" << i << ", " << j << ")";
+    }
+  EXPECT_TRUE(row_changed);
+  other = bs;
+  other.b[std::size_t(0 + 1 * ld)] *= 2;  // k block 0, n block 1
+  std::vector<double> const changed_b = reference_host(p, A, B, C, other);
+  for (std::int64_t j = 0; j < 128; ++j) EXPECT_EQ(changed_b[std::size_t(j * M)], want[std::size_t(j * M)]);
+  EXPECT_NE(changed_b[std::size_t(129 * M)], want[std::size_t(129 * M)]);
+  // Tensor scales alone, or block scales of another problem, are refused for a block case.
+  EXPECT_THROW(reference_host(p, A, B, C), Error);
+  EXPECT_THROW(reference_host(p, A, B, C, TensorScales{0.75, 4}), Error);
+  other = bs;
+  other.k = 256;
+  EXPECT_THROW(reference_host(p, A, B, C, other), Error);
+  other = bs;
+  other.b.resize(std::size_t(kb * nb));  // the padding left out
+  EXPECT_THROW(reference_host(p, A, B, C, other), Error);
+  // typical_rms takes the scales' RMS (B's padding aside) for the tensor scales' product.
+  double const rms_a = std::sqrt((0.25 + 0.390625 + 0.5625 + 0.765625 + 1.0 + 1.265625 + 1.5625 + 1.890625 + 2.25) / 9);
+  double rb2 = 0;
+  for (int x = 0; x < 6; ++x) rb2 += (0.75 + 0.25 * x) * (0.75 + 0.25 * x);
+  double const rms_b = std::sqrt(rb2 / 6);
+  EXPECT_DOUBLE_EQ(typical_rms(p, bs), std::sqrt(0.25 * rms_a * rms_a * rms_b * rms_b * 300 / 9 + 4.0 / 3));
+  EXPECT_THROW(typical_rms(p), Error);
+  // random_block_scales' arrays go in as they are, NaN padding and all.
+  BlockScales const drawn = random_block_scales(p, 7);
+  std::vector<double> const ref = reference_host(p, A, B, C, drawn);
+  for (double x : ref) ASSERT_TRUE(std::isfinite(x));
+}
+
 // 8-bit gemm goes to cuBLAS through 16-bit copies: any layout, bf16, f16 or f32 output, and the
 // copies' bytes; cuBLASLt's FP8 gemm takes "TN" alone, and e5m2 x e5m2 not at all.
 TEST(HarnessReference, WhichEightBitCasesCublasAndCublasLtHave) {
@@ -152,6 +237,18 @@ TEST(HarnessReference, WhichEightBitCasesCublasAndCublasLtHave) {
   Problem b = p;
   b.dtype = DType::bf16;
   EXPECT_NE(why_no_cublaslt(b).find("8-bit"), std::string::npos);
+  // Block scales: M (the extent of A's scales) a multiple of 4, as cuBLASLt's heuristic wants; the
+  // 16-bit copies for the cuBLAS reference are the same.
+  ASSERT_TRUE(parse_layout("rcr", &p));
+  p.scale = ScaleMode::block;
+  p.m = 36;
+  EXPECT_EQ(why_no_cublaslt(p), "");
+  p.m = 38;
+  EXPECT_EQ(why_no_cublaslt(p), "M=38 is not a multiple of 4 (cuBLASLt's FP8 gemm with block scales)");
+  EXPECT_EQ(why_no_cublas(p), "");
+  EXPECT_EQ(reference_cublas_bytes(p), 2u * (38 * 64 + 64 * 104));
+  p.scale = ScaleMode::tensor;
+  EXPECT_EQ(why_no_cublaslt(p), "");
 }
 
 TEST(HarnessReference, NoGpuIsOneLine) {

@@ -407,3 +407,112 @@ TEST(HarnessSweep, EightBitSeedsAndRepro) {
   q.out_dtype = loom::DType::bf16;  // 8-bit inputs' default output: no option
   EXPECT_EQ(loom::harness::bench_repro_command("gemm", "", q).find("--out-dtypes"), std::string::npos);
 }
+
+// Block scales in the input types' names: "-block" after 8-bit types, as input_types() names a
+// case's and parse_input_types reads it; never after 16- or 32-bit types, never with "-fast".
+TEST(HarnessSweep, BlockScaleInputTypes) {
+  using loom::DType;
+  using loom::ScaleMode;
+  using loom::harness::InputTypes;
+  EXPECT_EQ(InputTypes(DType::e4m3, DType::e4m3, false, ScaleMode::block).name(), "e4m3-block");
+  EXPECT_EQ(InputTypes(DType::e4m3, DType::e5m2, false, ScaleMode::block).name(), "e4m3xe5m2-block");
+  EXPECT_NE(InputTypes(DType::e4m3, DType::e4m3, false, ScaleMode::block), InputTypes(DType::e4m3));
+  EXPECT_EQ(InputTypes(DType::bf16, DType::bf16, false, ScaleMode::block).name(), "bf16");  // not 8-bit: no suffix
+  loom::Problem p;
+  ASSERT_TRUE(loom::parse_input_types("e4m3-block", &p));
+  EXPECT_EQ(p.dtype, DType::e4m3);
+  EXPECT_FALSE(p.b_dtype);
+  EXPECT_EQ(p.scale, ScaleMode::block);
+  EXPECT_FALSE(p.fast_accum);
+  EXPECT_EQ(loom::input_types(p), "e4m3-block");
+  ASSERT_TRUE(loom::parse_input_types("e5m2xe4m3-block", &p));
+  EXPECT_EQ(p.dtype, DType::e5m2);
+  EXPECT_EQ(p.b_dtype, DType::e4m3);
+  EXPECT_EQ(p.scale, ScaleMode::block);
+  EXPECT_EQ(loom::input_types(p), InputTypes(DType::e5m2, DType::e4m3, false, ScaleMode::block).name());
+  ASSERT_TRUE(loom::parse_input_types("e4m3", &p));  // and back: tensor scales
+  EXPECT_EQ(p.scale, ScaleMode::tensor);
+  loom::Problem const before = p;
+  for (char const* bad : {"bf16-block", "f32-block", "f16-block", "e4m3-fast-block", "e4m3-block-fast", "e4m3-block-block",
+                          "-block", "block", "e4m3x-block"}) {
+    loom::Problem q = before;
+    EXPECT_FALSE(loom::parse_input_types(bad, &q)) << bad;
+    EXPECT_EQ(q.scale, ScaleMode::tensor) << bad << ": p changed";
+    EXPECT_EQ(q.dtype, DType::e4m3) << bad << ": p changed";
+  }
+}
+
+// The scale axis (SweepSpec::scales, --scale): a case per mode for each 8-bit input named without
+// -block, tensor alone for its -fast form and for 16-bit inputs, block alone for one named -block;
+// a case two inputs give alike once; count_cases agrees with expand.
+TEST(HarnessSweep, ExpandScaleAxis) {
+  using loom::DType;
+  using loom::ScaleMode;
+  using loom::harness::InputTypes;
+  loom::harness::SweepSpec s;
+  s.op = loom::OpKind::gemm;
+  s.kernels = {"gemm"};  // takes f16, bf16, e4m3 and e5m2
+  s.layouts = {"rcr"};
+  s.m = {128}, s.n = {256}, s.k = {384};
+  s.alpha = {1}, s.beta = {0};
+  s.ld_pad = {0}, s.misalign = {0};
+  InputTypes const e4m3_block(DType::e4m3, DType::e4m3, false, ScaleMode::block);
+  InputTypes const pair_block(DType::e4m3, DType::e5m2, false, ScaleMode::block);
+  auto names = [](loom::harness::SweepSpec const& spec) {
+    std::multiset<std::string> out;
+    for (auto const& c : expand(spec)) {
+      loom::Problem const& p = c.problem;
+      // The name says the case: "-block" exactly where the problem has block scales, never with -fast.
+      EXPECT_EQ(p.scale == ScaleMode::block, loom::input_types(p).find("-block") != std::string::npos);
+      EXPECT_FALSE(p.scale == ScaleMode::block && p.fast_accum);
+      if (!loom::is_8bit(p.dtype)) {
+        EXPECT_EQ(p.scale, ScaleMode::tensor);
+      }
+      out.insert(loom::input_types(p));
+    }
+    EXPECT_EQ(count_cases(spec), out.size());
+    return out;
+  };
+  s.dtypes = {DType::bf16, DType::e4m3, InputTypes(DType::e4m3, DType::e4m3, true), pair_block};
+  // The default: tensor alone (but for the input named -block).
+  EXPECT_EQ(names(s), (std::multiset<std::string>{"bf16", "e4m3", "e4m3-fast", "e4m3xe5m2-block"}));
+  s.scales = {ScaleMode::tensor, ScaleMode::block};
+  EXPECT_EQ(names(s), (std::multiset<std::string>{"bf16", "e4m3", "e4m3-block", "e4m3-fast", "e4m3xe5m2-block"}));
+  s.scales = {ScaleMode::block};
+  EXPECT_EQ(names(s), (std::multiset<std::string>{"bf16", "e4m3-block", "e4m3xe5m2-block"}));
+  s.scales.clear();  // empty: tensor
+  EXPECT_EQ(names(s), (std::multiset<std::string>{"bf16", "e4m3", "e4m3-fast", "e4m3xe5m2-block"}));
+  // e4m3 with block scales and e4m3-block are one case.
+  s.dtypes = {DType::e4m3, e4m3_block};
+  s.scales = {ScaleMode::block, ScaleMode::tensor};
+  EXPECT_EQ(names(s), (std::multiset<std::string>{"e4m3-block", "e4m3"}));
+  // 16-bit inputs alone: the axis changes nothing.
+  s.dtypes = {DType::bf16, DType::f16};
+  s.scales = {ScaleMode::block};
+  EXPECT_EQ(names(s), (std::multiset<std::string>{"bf16", "f16"}));
+  // Block and tensor cases of one problem share their inputs (the seed hashes no scaling), as the
+  // fast and accurate modes do, so that their errors compare.
+  loom::Problem t, b;
+  t.op = b.op = loom::OpKind::gemm;
+  t.dtype = b.dtype = DType::e4m3;
+  t.m = b.m = 64, t.n = b.n = 64, t.k = b.k = 256;
+  b.scale = ScaleMode::block;
+  EXPECT_EQ(loom::harness::case_seed(3, t, 0), loom::harness::case_seed(3, b, 0));
+}
+
+// The repro lines of a block-scaled case name it by its input types, which both tools read back.
+TEST(HarnessSweep, BlockScaleRepro) {
+  loom::Problem p;
+  p.op = loom::OpKind::gemm;
+  p.dtype = loom::DType::e4m3;
+  p.out_dtype = loom::DType::bf16;
+  p.scale = loom::ScaleMode::block;
+  p.m = 100, p.n = 128, p.k = 272;
+  EXPECT_TRUE(loom::parse_layout("rcr", &p));
+  EXPECT_EQ(loom::harness::repro_command("gemm", p, 0, 5),
+            "loom-validate --kernels=gemm --op=gemm --dtypes=e4m3-block --layouts=rcr --m=100 --n=128 --k=272 "
+            "--ld-pad=0 --misalign=0 --alpha=1 --beta=0 --seed=5");
+  EXPECT_EQ(loom::harness::bench_repro_command("gemm", "cublas", p),
+            "loom-bench --kernels=gemm --dtypes=e4m3-block --layouts=rcr --m=100 --n=128 --k=272 --alpha=1 --beta=0 "
+            "--providers=cublas");
+}

@@ -374,6 +374,9 @@ std::string save_case_workspace(std::string const& dir, Record const& r, h::Case
   for (auto [part, m, v] : {std::tuple{"A", &buf.a, (std::vector<double> const*)nullptr},
                             std::tuple{"B", &buf.b, (std::vector<double> const*)nullptr},
                             std::tuple{"C", &buf.c, (std::vector<double> const*)nullptr},
+                            // block scales: A's M x kb, B's block_scale_ld(K) x ceil(N/128) (NaN padding)
+                            std::tuple{"scale_a", &buf.block_a, (std::vector<double> const*)nullptr},
+                            std::tuple{"scale_b", &buf.block_b, (std::vector<double> const*)nullptr},
                             std::tuple{"D", (h::DeviceMatrix const*)nullptr, &out},
                             std::tuple{"ref", (h::DeviceMatrix const*)nullptr, &ref}})
     if (std::string const why = save(part, m, v); !why.empty()) return "not saved: " + one_line(why);
@@ -473,9 +476,9 @@ struct Runner {
         armed.disarm();
       } else {
         armed.disarm();
-        ref = h::reference_host(p, A, B, C, buf.scales);
+        ref = h::reference_host(p, A, B, C, buf.host_scales());
       }
-      r.st = h::compare(out, ref, p.out_dtype, p, h::typical_rms(p, buf.scales));
+      r.st = h::compare(out, ref, p.out_dtype, p, h::typical_rms(p, buf.host_scales()));
       r.status = r.st.pass ? "pass" : "fail";
       r.reason = r.st.why;
       if (save_workspace == "all" || (save_workspace == "incorrect" && !r.st.pass))
@@ -838,6 +841,8 @@ std::vector<h::SweepSpec> build_specs(cli::Options const& opts, Settings const& 
   // The options every sweep takes alike, then the count.
   auto add_spec = [&](h::SweepSpec spec) {
     spec.out_dtypes = s.out_dtypes;
+    // --scale: a case per mode of each 8-bit input named without -block (tensor alone by default).
+    if (opts.problem.scales) spec.scales = *opts.problem.scales;
     if (!s.alphas.empty() || !s.betas.empty()) spec.ab_pairs.clear();
     if (!s.alphas.empty()) spec.alpha = s.alphas;
     if (!s.betas.empty()) spec.beta = s.betas;

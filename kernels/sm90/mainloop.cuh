@@ -181,7 +181,6 @@ struct ConsumerMma {
   // across the warpgroup: the tile spans kScaleBlocks of B's blocks at most (one where BN divides
   // 128), and group g is in the second from group g1 = (128 - n0 % 128) / 8 on.
   static constexpr int kScaleBlocks = (128 - std::gcd(Cfg::kBN, 128) + Cfg::kBN + 127) / 128;
-  static_assert(kScaleBlocks <= 2, "a tile spans at most two of B's 128-column blocks");
   // kBlock: the block scales' loop, a copy of its own (the caller picks one by Params::block_scale),
   // so that the tensor scales' loop keeps its registers; only where the tile takes block scales.
   static constexpr bool kTakesBlockScales = tile_takes_block_scales(Cfg::T::kTileShape);
@@ -192,7 +191,7 @@ struct ConsumerMma {
     static_assert(Cfg::kBN % (8 * kPieces) == 0 && Cfg::kAccs == kPieces * (kPieceN / 2));
     if (kWgLag > 0 && w == 1 && !started) mbarrier_wait(pipe.smem.start(), 0);
     constexpr bool block = kBlock;
-    static_assert(!block || kTakesBlockScales);
+    static_assert(!block || (kTakesBlockScales && kScaleBlocks <= 2), "a tile spans at most two of B's 128-column blocks");
     // k tile kt's scales: where this thread's rows' (a0, a1) and the tile's column blocks' (b0, b1)
     // are, and the first column group in the second block. Recomputed each k tile from the parameter
     // block (a few integer operations), and the values read once the k tile's wgmmas are done, from

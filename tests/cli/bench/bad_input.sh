@@ -27,13 +27,21 @@ expect() {
 
 expect "--kernels=nope" 'unknown kernel "nope"'
 expect "--dtypes=f64" 'unknown dtype "f64"'
-# 8-bit inputs: the report's names; --scale=block refused before anything else happens.
+# 8-bit inputs: the report's names; --scale's mistakes refused before anything else happens:
+# block scales on 16-bit inputs or with the fast accumulation mode, an axis that applies to nothing.
 expect "--dtypes=e4m3xe4m3" '--dtypes: unknown dtype "e4m3xe4m3" (known: f32, f16, bf16, e4m3, e5m2, e4m3xe5m2, e5m2xe4m3, e4m3-fast, '
+expect "--dtypes=e4m3xe4m3" 'e4m3xe5m2-fast, e5m2xe4m3-fast, e4m3-block, e5m2-block, e4m3xe5m2-block, e5m2xe4m3-block)'
 expect "--dtypes=f16-fast" 'unknown dtype "f16-fast"'
-expect "--dtypes=e4m3 --scale=block" '--scale=block: block scales are not supported yet'
-expect "--scale=block" '--scale=block: block scales are not supported yet'
-expect "--kernels=gemm --dtypes=e4m3 --m=4096 --scale=block" '--scale=block: block scales are not supported yet'
-expect "--dtypes=e4m3 --scale=rows" '--scale is tensor or block, found "rows"'
+expect "--dtypes=bf16-block" '--dtypes: "bf16-block": block scales are for 8-bit inputs (e4m3, e5m2, e4m3xe5m2, e5m2xe4m3), not bf16'
+expect "--dtypes=e4m3-fast-block" '--dtypes: "e4m3-fast-block": block scales need the promoted accumulation'
+expect "--dtypes=e4m3-block-fast" 'name e4m3-block or e4m3-fast'
+expect "--dtypes=bf16 --scale=block" '--scale is for 8-bit inputs, and --dtypes names none'
+expect "--scale=block" '--scale is for 8-bit inputs, and --dtypes names none'
+expect "--kernels=gemm --dtypes=e4m3-fast --m=4096 --scale=block" '--scale=block does not go with e4m3-fast: block scales need the promoted accumulation'
+expect "--dtypes=e4m3,e4m3xe5m2-fast --scale=tensor,block" '--scale=block does not go with e4m3xe5m2-fast'
+expect "--dtypes=e4m3-block --scale=tensor" '--scale is for 8-bit inputs named without -block'
+expect "--dtypes=e4m3 --scale=rows" '--scale is tensor or block (or a comma list of both), found "rows"'
+expect "--dtypes=e4m3 --scale=tensor,,block" '--scale: bad item'
 expect "--dtypes=bf16 --scale=tensor" '--scale is for 8-bit inputs, and --dtypes names none'
 # --out-dtypes as loom-validate takes it: the names the reports print, and outputs of the sweep's
 # gemm inputs only (a value none of them writes would be ignored).

@@ -176,6 +176,18 @@ if "$bench" --list | grep -E '^sm90 ' | grep -q e4m3; then
   "$bench" --mode=enumerate --sweep=llm --kernels=sm90 --dtypes=e4m3 --m=128 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
   check "8-bit: --sweep=llm" '^sm90/e4m3/rcr/128x[0-9]+x[0-9]+ +would_run .*dtype=e4m3; layout=rcr; out_dtype=bf16; scale=tensor; sweep=llm'
   check "8-bit: --sweep=llm summary" '^enumerate: 14 benchmarks would run, 0 not_supported$'
+  # Block scales (--scale=block, or -block in --dtypes): rows of their own, labelled scale=block,
+  # beside cuBLASLt in its block modes (with --compute-capability no GPU is asked, so its static
+  # rules alone say whether it takes the case), each with a repro line that names them.
+  "$bench" --mode=enumerate --kernels=sm90 --dtypes=e4m3 --scale=tensor,block --m=4096 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
+  check "8-bit block: kernel row" '^sm90/e4m3-block/rcr/4096x4096x4096 +(would_run +4096 +4096 +4096 +dtype=e4m3-block; layout=rcr; out_dtype=bf16; scale=block$|not_supported )'
+  check "8-bit block: tensor row too" '^sm90/e4m3/rcr/4096x4096x4096 +would_run .*dtype=e4m3; layout=rcr; out_dtype=bf16; scale=tensor$'
+  "$bench" --mode=enumerate --kernels=gemm --providers=cublas --dtypes=e4m3-block --m=4096 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
+  check "8-bit block: cuBLASLt's block modes" '^cublas/e4m3-block/rcr/4096x4096x4096 +would_run .*dtype=e4m3-block; layout=rcr; out_dtype=bf16; scale=block; cuBLASLt FP8 \(cublasLtMatmul, block scales VEC128_32F x BLK128x128_32F, fast accumulation off\)$'
+  check "8-bit block: repro" '^  repro: loom-bench --kernels=gemm --dtypes=e4m3-block --layouts=rcr --m=4096 --n=4096 --k=4096 --alpha=1 --beta=0 --providers=cublas$'
+  "$bench" --mode=enumerate --kernels=gemm --providers=cublas --dtypes=e4m3 --scale=block --m=4096 --compute-capability=9.0 >"$tmp/out2" 2>"$tmp/err"
+  cmp -s "$tmp/out" "$tmp/out2" && echo "ok   8-bit block: --dtypes=e4m3-block is --dtypes=e4m3 --scale=block" ||
+    { echo "FAIL 8-bit block: --scale=block lists other rows"; diff "$tmp/out" "$tmp/out2" | head; fail=1; }
   # Not in the default sweep.
   "$bench" --mode=enumerate --kernels=sm90 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
   ! grep -Eq '/e[45]m[23]' "$tmp/out" && echo "ok   8-bit: not in the default sweep" || { echo "FAIL 8-bit rows in the default sweep"; fail=1; }

@@ -98,6 +98,21 @@ if "$VALIDATE" --list | grep -E '^sm90 ' | grep -q e4m3; then
   check "--sweep=llm 8-bit" "$TMP/out" '^sm90/e4m3/rc[rc]/128x[0-9]+x[0-9]+/out=bf16/'
   ! grep -E '^sm90/' "$TMP/out" | grep -Ev '^sm90/[^/]+/rc[rc]/' | grep -q . && echo "ok   --sweep=llm 8-bit: k-major layouts" ||
     { echo "FAIL --sweep=llm 8-bit: other layouts"; FAILS=$((FAILS + 1)); }
+  # Block scales: --scale is an axis over the 8-bit inputs (a case per mode), "-block" names one;
+  # both name the cases alike, and the 16-bit ones of the sweep keep theirs.
+  "$VALIDATE" --mode=enumerate --compute-capability=90 --kernels=sm90 --dtypes=e4m3,e4m3xe5m2,e5m2xe4m3 --scale=tensor,block >"$TMP/out" 2>"$TMP/err"
+  check "8-bit sweep, --scale=tensor,block: 864 cases" "$TMP/out" '^enumerate: 864 cases, '
+  check "8-bit sweep: block case" "$TMP/out" '^sm90/e4m3xe5m2-block/rc[cr]/[0-9]+x[0-9]+x(16|272|1024)/out=bf16/'
+  check "8-bit sweep: tensor case" "$TMP/out" '^sm90/e4m3xe5m2/rc[cr]/[0-9]+x[0-9]+x(16|272|1024)/out=bf16/'
+  "$VALIDATE" --mode=enumerate --compute-capability=90 --kernels=sm90 --dtypes=bf16,e4m3 --scale=block --m=256 \
+    --ld-pad=0 --misalign=0 --alpha=1 --beta=0 --layouts=rcr --format=csv >"$TMP/out" 2>"$TMP/err"
+  check "--scale=block: the 8-bit case" "$TMP/out" '^sm90/e4m3-block/rcr/256x256x256/out=bf16,sm90,gemm,e4m3-block,bf16,rcr,256,256,256,'
+  check "--scale=block: bf16 as it was" "$TMP/out" '^sm90/bf16/rcr/256x256x256,sm90,gemm,bf16,bf16,rcr,'
+  check "--scale=block: 2 cases" "$TMP/err" '^enumerate: 2 cases, '
+  "$VALIDATE" --mode=enumerate --compute-capability=90 --kernels=sm90 --dtypes=bf16,e4m3-block --m=256 \
+    --ld-pad=0 --misalign=0 --alpha=1 --beta=0 --layouts=rcr --format=csv >"$TMP/out2" 2>"$TMP/err2"
+  cmp -s "$TMP/out" "$TMP/out2" && echo "ok   --dtypes=e4m3-block is --dtypes=e4m3 --scale=block" ||
+    { echo "FAIL --dtypes=e4m3-block lists other cases than --scale=block:"; diff "$TMP/out" "$TMP/out2" | head; FAILS=$((FAILS + 1)); }
 else
   echo "skip 8-bit cases: sm90 takes no e4m3 yet"
 fi

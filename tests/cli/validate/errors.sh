@@ -20,15 +20,23 @@ expect_bad_input "--alpha: bad item \"abc\"" --alpha=abc
 expect_bad_input "--beta: bad item \"nan\"" --beta=nan
 expect_bad_input "unknown dtype \"f64\"" --dtypes=f64
 # 8-bit inputs: the report's names (a pair only of two different 8-bit types); output types are
-# 16 or 32 bits; --scale=block is not there yet (refused whatever else is given, before the GPU).
-expect_bad_input "--dtypes: unknown dtype \"e4m3xe4m3\" (known: f32, f16, bf16, e4m3, e5m2, e4m3xe5m2, e5m2xe4m3, e4m3-fast, e5m2-fast, e4m3xe5m2-fast, e5m2xe4m3-fast)" --dtypes=e4m3xe4m3
+# 16 or 32 bits; block scales (--scale=block, or -block after an 8-bit type) only on 8-bit inputs
+# and never with the fast accumulation mode (refused whatever else is given, before the GPU).
+expect_bad_input "--dtypes: unknown dtype \"e4m3xe4m3\" (known: f32, f16, bf16, e4m3, e5m2, e4m3xe5m2, e5m2xe4m3, e4m3-fast, e5m2-fast, e4m3xe5m2-fast, e5m2xe4m3-fast, e4m3-block, e5m2-block, e4m3xe5m2-block, e5m2xe4m3-block)" --dtypes=e4m3xe4m3
 expect_bad_input "unknown dtype \"bf16-fast\"" --dtypes=bf16-fast
 expect_bad_input "unknown dtype \"bf16xf16\"" --dtypes=bf16xf16
 expect_bad_input "unknown dtype \"fp8_e4m3\"" --dtypes=fp8_e4m3
+expect_bad_input "unknown dtype \"e4m3xe4m3-block\"" --dtypes=e4m3xe4m3-block
+expect_bad_input "--dtypes: \"bf16-block\": block scales are for 8-bit inputs (e4m3, e5m2, e4m3xe5m2, e5m2xe4m3), not bf16" --dtypes=bf16-block
+expect_bad_input "--dtypes: \"e4m3-fast-block\": block scales need the promoted accumulation (each 128 of K's partial sum is scaled as it is promoted to fp32), which -fast leaves out; name e4m3-block or e4m3-fast" --dtypes=e4m3-fast-block
+expect_bad_input "--dtypes: \"e5m2xe4m3-block-fast\": block scales need the promoted accumulation" --dtypes=e4m3,e5m2xe4m3-block-fast
 expect_bad_input "--out-dtypes: unknown dtype \"e4m3\" (known: f32, f16, bf16)" --dtypes=e4m3 --out-dtypes=e4m3
-expect_bad_input "--scale=block: block scales are not supported yet" --dtypes=e4m3 --scale=block
-expect_bad_input "--scale=block: block scales are not supported yet" --scale=block
-expect_bad_input "--scale is tensor or block, found \"row\"" --dtypes=e4m3 --scale=row
+expect_bad_input "--scale=block does not go with e4m3-fast: block scales need the promoted accumulation (each 128 of K's partial sum is scaled as it is promoted to fp32), which the fast mode leaves out; name e4m3 instead" --dtypes=e4m3-fast --scale=block
+expect_bad_input "--scale=block does not go with e5m2-fast" --dtypes=e4m3,e5m2-fast --scale=tensor,block
+expect_bad_input "--scale is for 8-bit inputs named without -block, and --dtypes names only -block ones" --dtypes=e4m3-block,bf16 --scale=block
+expect_bad_input "--scale is tensor or block (or a comma list of both), found \"row\"" --dtypes=e4m3 --scale=row
+expect_bad_input "--scale is tensor or block (or a comma list of both), found \"bogus\"" --dtypes=e4m3 --scale=tensor,bogus
+expect_bad_input "--scale: bad item \"\"" --dtypes=e4m3 --scale=block,
 expect_bad_input "kernel add does not support dtype e4m3" --kernels=add --dtypes=e4m3
 expect_bad_input "kernel fma does not support dtype e4m3xe5m2" --kernels=fma --dtypes=e4m3xe5m2
 expect_bad_input "bad layout \"cxc\"" --layouts=cxc
@@ -88,6 +96,9 @@ expect_bad_input "--out-dtypes is for gemm with f16, bf16 or 8-bit inputs, and t
 expect_bad_input "--out-dtypes: bf16 is no output of the sweep's gemm inputs (f16: f16 or f32)" --dtypes=f16 --out-dtypes=bf16
 expect_bad_input "--scale is for 8-bit inputs, and --dtypes names none" --dtypes=bf16 --scale=tensor
 expect_bad_input "--scale is for 8-bit inputs, and --dtypes names none" --scale=tensor
+expect_bad_input "--scale is for 8-bit inputs, and --dtypes names none (e4m3, e5m2, e4m3xe5m2, e5m2xe4m3)" --dtypes=bf16 --scale=block
+expect_bad_input "--scale is for 8-bit inputs, and --dtypes names none" --scale=block
+expect_bad_input "--scale is for 8-bit inputs, and --dtypes names none" --kernels=gemm --dtypes=f16,bf16 --scale=tensor,block
 expect_bad_input "--k: K is gemm's, and no selected kernel computes gemm" --op=add --k=5
 expect_bad_input "--k: K is gemm's, and no selected kernel computes gemm" --kernels=add --k=5
 expect_bad_input "--output and --junit-output name the same file" --output="$TMP/r.csv" --junit-output="$TMP/r.csv"
