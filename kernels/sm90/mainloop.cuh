@@ -193,10 +193,13 @@ struct ConsumerMma {
     constexpr bool block = kBlock;
     static_assert(!block || (kTakesBlockScales && kScaleBlocks <= 2), "a tile spans at most two of B's 128-column blocks");
     // k tile kt's scales: where this thread's rows' (a0, a1) and the tile's column blocks' (b0, b1)
-    // are, and the first column group in the second block. Recomputed each k tile from the parameter
-    // block (a few integer operations), and the values read once the k tile's wgmmas are done, from
-    // L1, where the next k tile's are prefetched before this one's wait: offsets or values held
-    // across the wgmmas cost registers beside the two sets of accumulators.
+    // are, and the first column group in the second block. The addresses are recomputed each k
+    // tile from the parameter block (a few integer operations: offsets kept across the loop cost
+    // registers beside the two sets of accumulators), and the values loaded two k tiles ahead, so
+    // that two k tiles' wgmmas and promotions cover a load from L2 (one k tile of 128x128 is about
+    // 512 clocks of tensor work, L2's latency under load more). Read after the wgmmas
+    // instead (prefetched into L1 the k tile before), they measured 0.53-0.61x cuBLASLt at 4096³
+    // and 8192³ (docs/tuning/fp8.md, third round): the latency of the load was not hidden.
     struct Where {
       float const *a0, *a1, *b0, *b1;
       int g1;
@@ -217,21 +220,26 @@ struct ConsumerMma {
                    b + std::size_t(nb) * unsigned(p.b_ld), b + std::size_t(::min(nb + 1, last_block)) * unsigned(p.b_ld),
                    (128 - n0 % 128) / 8};
     };
+    struct Scales {
+      float a0, a1, b0, b1;
+    };
+    auto load = [&](int kt) {
+      Where const at = where(kt);
+      return Scales{__ldg(at.a0), __ldg(at.a1), __ldg(at.b0), kScaleBlocks == 2 ? __ldg(at.b1) : 0.f};
+    };
+    Scales next{}, after{};  // k tiles kt + 1 and kt + 2's
     if constexpr (block) {
-      Where const first = where(wk.k_begin);
-      prefetch_l1(first.a0), prefetch_l1(first.a1), prefetch_l1(first.b0);
-      if constexpr (kScaleBlocks == 2) prefetch_l1(first.b1);
+      next = load(wk.k_begin);
+      if (wk.k_begin + 1 < wk.k_end) after = load(wk.k_begin + 1);
     }
 #pragma unroll
     for (int i = 0; i < Cfg::kAccs; ++i) acc.data[i] = 0.f;
     for (int kt = wk.k_begin; kt < wk.k_end; ++kt) {
       int const s = ring.stage;
+      [[maybe_unused]] Scales cur{};
       if constexpr (block) {
-        if (kt + 1 < wk.k_end) {
-          Where const next = where(kt + 1);
-          prefetch_l1(next.a0), prefetch_l1(next.a1), prefetch_l1(next.b0);
-          if constexpr (kScaleBlocks == 2) prefetch_l1(next.b1);
-        }
+        cur = next, next = after;
+        if (kt + 2 < wk.k_end) after = load(kt + 2);
       }
       pipe.consumer_wait(ring);
       // One piece; h is a template argument so that every accumulator index is a constant (an
@@ -251,13 +259,11 @@ struct ConsumerMma {
         if (h == kPieces - 1) pipe.consumer_release(s, signals);
         constexpr int kBase = h * (kPieceN / 2);
         if constexpr (block) {
-          Where const at = where(kt);
-          float const sa0 = __ldg(at.a0), sa1 = __ldg(at.a1), sb0 = __ldg(at.b0);
-          float const sb1 = kScaleBlocks == 2 ? __ldg(at.b1) : sb0;
+          int const g1 = kScaleBlocks == 2 ? where(kt).g1 : 0;
 #pragma unroll
           for (int g = 0; g < kPieceN / 8; ++g) {  // column group g of the piece: accumulators 4g .. 4g+3
-            float const sb = kScaleBlocks == 2 && h * (kPieceN / 8) + g >= at.g1 ? sb1 : sb0;
-            float const x0 = sa0 * sb, x1 = sa1 * sb;
+            float const sb = kScaleBlocks == 2 && h * (kPieceN / 8) + g >= g1 ? cur.b1 : cur.b0;
+            float const x0 = cur.a0 * sb, x1 = cur.a1 * sb;
             acc.data[kBase + 4 * g] = fmaf(part.data[4 * g], x0, acc.data[kBase + 4 * g]);
             acc.data[kBase + 4 * g + 1] = fmaf(part.data[4 * g + 1], x0, acc.data[kBase + 4 * g + 1]);
             acc.data[kBase + 4 * g + 2] = fmaf(part.data[4 * g + 2], x1, acc.data[kBase + 4 * g + 2]);

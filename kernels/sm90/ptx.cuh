@@ -44,7 +44,7 @@
 //   cluster_ctarank(), cluster_arrive_relaxed(), cluster_wait()         (the last two: every thread)
 //   tma_load_2d(SmemBuffer dst, tmap, Barrier, c0, c1), tma_load_2d_multicast(..., cta_mask),
 //   tma_store_2d(tmap, SmemBuffer src, c0, c1), bulk_commit_group(), bulk_wait_group_read<N>(),
-//   tma_prefetch_descriptor(tmap), prefetch_l1(ptr)
+//   tma_prefetch_descriptor(tmap)
 //   setmaxnreg_dec<R>(), setmaxnreg_inc<R>()                          (warpgroup-collective)
 //   named_barrier_sync(id, threads), atomic_inc_acq_rel_gpu(p, limit)
 //   griddepcontrol_launch_dependents(), griddepcontrol_wait()          (programmatic dependent launch)
@@ -346,17 +346,6 @@ __device__ __forceinline__ void bulk_wait_group_read() {
 #if LOOM_SM90A_ENABLED
   asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
 #else
-  LOOM_SM90A_UNSUPPORTED();
-#endif
-}
-
-// prefetch.global.L1 (9.7.9.15 "prefetch, prefetchu"): brings the line holding *ptr into L1, and
-// holds no register until it is read.
-__device__ __forceinline__ void prefetch_l1(void const* ptr) {
-#if LOOM_SM90A_ENABLED
-  asm volatile("prefetch.global.L1 [%0];\n" ::"l"(ptr));
-#else
-  (void)ptr;
   LOOM_SM90A_UNSUPPORTED();
 #endif
 }
