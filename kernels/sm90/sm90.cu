@@ -376,10 +376,10 @@ std::string check(Problem const& p0) {
   if (ta == DType::e5m2 && tb == DType::e5m2) return "e5m2 x e5m2 is not supported (8-bit pairs: e4m3 x e4m3, e4m3 x e5m2, e5m2 x e4m3)";
   if (p.out_dtype != DType::bf16 && p.out_dtype != DType::f16 && p.out_dtype != DType::f32)
     return std::string("8-bit inputs write D as bf16, f16 or f32, not ") + to_string(p.out_dtype);
-  // Every line along the strided mode starts 16-byte aligned: TMA's rule for a k-major operand, and
-  // transpose8's 16-byte loads for an mn-major one.
-  if ((p.a == Order::row ? p.m : p.k) > 1 && p.lda % 16 != 0) return "8-bit A: lda must be a multiple of 16";
-  if ((p.b == Order::col ? p.n : p.k) > 1 && p.ldb % 16 != 0) return "8-bit B: ldb must be a multiple of 16";
+  // A k-major operand, read in place by TMA: every row starts 16-byte aligned (TMA's rule). An
+  // mn-major one is copied k-major first (transpose8, which takes any leading dimension).
+  if (p.a == Order::row && p.m > 1 && p.lda % 16 != 0) return "8-bit A: lda must be a multiple of 16";
+  if (p.b == Order::col && p.n > 1 && p.ldb % 16 != 0) return "8-bit B: ldb must be a multiple of 16";
   if (p.scale == ScaleMode::block && p.fast_accum)
     return "block scales need the accurate mode (each 128 of K's partial scaled as it is promoted), not fast accumulation";
   return {};

@@ -6,9 +6,9 @@
 // shuffles in every k tile of every tile that reads the box, where this pass moves each byte once;
 // kernels/sm90/sm90.cu times it with the call (loom-bench's rows include it).
 //
-// The pass: S is (R, C), C contiguous (row stride ld_s, a multiple of 16 bytes, 16-byte aligned
-// base: loom::gemm's rule for 8-bit operands); T = S^T is (C, R), R contiguous, row stride ld_t (a
-// multiple of 16 at least R, in the workspace). A CTA of 256 threads moves one 64 x 64 tile of S:
+// The pass: S is (R, C), C contiguous (row stride ld_s, any; a 16-byte aligned base, loom::gemm's
+// rule for 8-bit operands); T = S^T is (C, R), R contiguous, row stride ld_t (a multiple of 16 at
+// least R, in the workspace). A CTA of 256 threads moves one 64 x 64 tile of S:
 //
 //   mS = (R,C):(ld_s,1) -> local_tile<(64,64)>(mS, tr, tc) = gS (64,64)       the CTA's tile of S
 //   mT = (C,R):(ld_t,1) -> local_tile<(64,64)>(mT, tc, tr) = gT (64,64)       the same bytes' place in T
@@ -16,7 +16,8 @@
 //   thread t: row t/4 of gT, bytes [16 (t%4), 16 (t%4) + 16): smem column t/4, rows 16 (t%4) + i,
 //             gathered byte by byte into one 16-byte store
 //
-// Edges: a load whose 16 bytes pass C moves byte by byte (S's last row may end at C, not at ld_s);
+// Edges: a load whose 16 bytes pass C moves byte by byte (S's last row may end at C, not at ld_s),
+// and so does every load where ld_s is not a multiple of 16 (its rows are not 16-byte aligned);
 // rows of S past R are zeros. A store writes all 16 bytes of a row of T that exists: its columns
 // past R lie in ld_t's padding, which nothing reads (the GEMM's TMA map ends at R).
 //
@@ -36,7 +37,7 @@ constexpr int kTransposeTile = 64;  // a CTA's tile: 64 x 64 bytes, 256 threads 
 
 __global__ void __launch_bounds__(256) transpose8_kernel(std::uint8_t const* __restrict__ s, std::uint8_t* __restrict__ t,
                                                          std::int64_t rows, std::int64_t cols, std::int64_t ld_s,
-                                                         std::int64_t ld_t, int tiles_c) {
+                                                         std::int64_t ld_t, int tiles_c, bool vector) {
   constexpr Tile kTile = make_tile(kTransposeTile, kTransposeTile);
   __shared__ __align__(16) std::uint8_t tile[kTransposeTile][kTransposeTile + 16];  // 80-byte rows: 16-byte aligned
   int const tr = int(blockIdx.x) / tiles_c, tc = int(blockIdx.x) % tiles_c;
@@ -47,7 +48,7 @@ __global__ void __launch_bounds__(256) transpose8_kernel(std::uint8_t const* __r
   std::int64_t const r = cS.base[0] + row, c = cS.base[1] + chunk;  // this thread's first byte of S
   uint4 v = make_uint4(0, 0, 0, 0);
   if (r < rows) {
-    if (c + 16 <= cols) {
+    if (vector && c + 16 <= cols) {
       v = *reinterpret_cast<uint4 const*>(&gS(row, chunk));
     } else {
       std::uint8_t b[16] = {};
@@ -77,7 +78,7 @@ inline cudaError_t transpose8(void const* s, void* t, std::int64_t rows, std::in
   if (tiles_r * tiles_c > 0x7fffffff) return cudaErrorInvalidValue;
   transpose8_kernel<<<unsigned(tiles_r * tiles_c), 256, 0, stream>>>(static_cast<std::uint8_t const*>(s),
                                                                       static_cast<std::uint8_t*>(t), rows, cols, ld_s,
-                                                                      ld_t, int(tiles_c));
+                                                                      ld_t, int(tiles_c), ld_s % 16 == 0);
   return cudaGetLastError();
 }
 

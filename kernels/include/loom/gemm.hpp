@@ -11,10 +11,11 @@
 // 8-bit inputs (e4m3, e5m2; compute capability 9.0): D = alpha * (scale_a A)(scale_b B) + beta*C,
 // the scales per tensor or per block (GemmDesc::scale, GemmScales), accumulation in fp32, D and C
 // bf16, f16 or f32. A and B are e4m3 x e4m3, e4m3 x e5m2 or e5m2 x e4m3 (GemmDesc::b_type), in any
-// order, with leading dimensions a multiple of 16 and 16-byte aligned bases. k-major A (row-major)
-// and B (column-major), cuBLASLt's "TN", are read in place; an mn-major one is first copied k-major
-// into the workspace by a pass of its own (Hopper's wgmma reads 8-bit operands k-major only), which
-// gemm_workspace_size counts. Other 8-bit cases are not_supported.
+// order, with 16-byte aligned bases. k-major A (row-major) and B (column-major), cuBLASLt's "TN",
+// are read in place, their leading dimensions a multiple of 16; an mn-major one (any leading
+// dimension) is first copied k-major into the workspace by a pass of its own (Hopper's wgmma reads
+// 8-bit operands k-major only), which gemm_workspace_size counts. Other 8-bit cases are
+// not_supported.
 //
 // What a call promises:
 //   - It returns a Status: ok(), or a code and a one-line message that names the argument at fault
