@@ -139,6 +139,29 @@ Problem gemm_8bit(InputTypes t, DType out, char const* layout, std::int64_t m, s
   return with_default_lds(p);
 }
 
+// 8-bit gemm: fresh A, B and C (the padding NaN: read, it would show), then cuBLAS over the
+// exactly widened inputs (reference_cublas) against the fp64 reference with the case's `scales`:
+// exact products summed in fp32 against fp64, as close as 16-bit inputs' gemm is held to (for
+// 16-bit outputs, within a few of their own roundings); the reference of `unscaled` (the scales
+// taken in another place, or none) must not pass. `rms_scales`: what typical_rms reads.
+void check_widened_cublas(Problem const& p, CaseBuffers& buf, cublasHandle_t h, CaseScales const& scales,
+                          CaseScales const& rms_scales, Problem const& unscaled, std::uint64_t& seed, int mis) {
+  DType const out = p.out_dtype;
+  poison(buf.a), poison(buf.b), poison(buf.d);
+  fill_random(buf.a, seed++);
+  fill_random(buf.b, seed++);
+  fill_random(buf.c, seed++);
+  reference_cublas(p, buf.operands(), h, nullptr);
+  LOOM_CUDA(cudaDeviceSynchronize());
+  std::vector<double> const A = to_host(buf.a), B = to_host(buf.b), C = to_host(buf.c), D = to_host(buf.d);
+  std::string const what = case_name("cublas", p) + ">" + to_string(out) + " mis " + std::to_string(mis);
+  ErrorStats st = compare(D, reference_host(p, A, B, C, scales), out, p, typical_rms(p, rms_scales));
+  EXPECT_TRUE(st.pass) << what << ": " << st.why;
+  EXPECT_LE(st.rel_fro, out == DType::f32 ? tolerance(DType::bf16, out, OpKind::gemm, p.k) : 4 * unit_roundoff(out))
+      << what;
+  EXPECT_FALSE(compare(D, reference_host(unscaled, A, B, C), out, p, typical_rms(p, rms_scales)).pass) << what;
+}
+
 // 8-bit gemm: cuBLAS over the exactly widened inputs, with the tensor scales, agrees with the fp64
 // reference on every layout, padded and misaligned, for each pair and output (both accumulate
 // exact products, in fp32 and fp64), and a reference without the scales does not.
@@ -166,21 +189,7 @@ TEST(HarnessGpu, CublasMatchesHostReference8Bit) {
           LOOM_CUDA(cudaMemcpy(&dev[1], ops.scale_b, 4, cudaMemcpyDeviceToHost));
           ASSERT_EQ(double(dev[0]), buf.scales.a);
           ASSERT_EQ(double(dev[1]), buf.scales.b);
-          poison(buf.a), poison(buf.b), poison(buf.d);  // padding NaN: read, it would show
-          fill_random(buf.a, seed++);
-          fill_random(buf.b, seed++);
-          fill_random(buf.c, seed++);
-          reference_cublas(p, buf.operands(), h, nullptr);
-          LOOM_CUDA(cudaDeviceSynchronize());
-          std::vector<double> const A = to_host(buf.a), B = to_host(buf.b), C = to_host(buf.c), D = to_host(buf.d);
-          std::string const what = case_name("cublas", p) + ">" + to_string(out) + " mis " + std::to_string(mis);
-          ErrorStats st = compare(D, reference_host(p, A, B, C, buf.scales), out, p, typical_rms(p));
-          EXPECT_TRUE(st.pass) << what << ": " << st.why;
-          // Exact products summed in fp32 against fp64: as close as 16-bit inputs' gemm is held to
-          // (for 16-bit outputs, within a few of their own roundings).
-          EXPECT_LE(st.rel_fro, out == DType::f32 ? tolerance(DType::bf16, out, OpKind::gemm, p.k) : 4 * unit_roundoff(out))
-              << what;
-          EXPECT_FALSE(compare(D, reference_host(p, A, B, C), out, p, typical_rms(p)).pass) << what;
+          check_widened_cublas(p, buf, h, buf.scales, {}, p, seed, mis);
           ++checked;
         }
   cublasDestroy(h);
@@ -263,22 +272,9 @@ TEST(HarnessGpu, CublasMatchesHostReference8BitBlockScales) {
           LOOM_CUDA(cudaMemcpy(db.data(), ops.scale_b, db.size() * 4, cudaMemcpyDeviceToHost));
           ASSERT_EQ(std::memcmp(da.data(), buf.block.a.data(), da.size() * 4), 0);
           ASSERT_EQ(std::memcmp(db.data(), buf.block.b.data(), db.size() * 4), 0);  // NaN padding too
-          poison(buf.a), poison(buf.b), poison(buf.d);
-          fill_random(buf.a, seed++);
-          fill_random(buf.b, seed++);
-          fill_random(buf.c, seed++);
-          reference_cublas(p, buf.operands(), h, nullptr);
-          LOOM_CUDA(cudaDeviceSynchronize());
-          std::vector<double> const A = to_host(buf.a), B = to_host(buf.b), C = to_host(buf.c), D = to_host(buf.d);
-          std::string const what = case_name("cublas", p) + ">" + to_string(out) + " mis " + std::to_string(mis);
-          ErrorStats st = compare(D, reference_host(p, A, B, C, buf.host_scales()), out, p,
-                                  typical_rms(p, buf.host_scales()));
-          EXPECT_TRUE(st.pass) << what << ": " << st.why;
-          EXPECT_LE(st.rel_fro, out == DType::f32 ? tolerance(DType::bf16, out, OpKind::gemm, p.k) : 4 * unit_roundoff(out))
-              << what;
           Problem tensor = p;
           tensor.scale = ScaleMode::tensor;
-          EXPECT_FALSE(compare(D, reference_host(tensor, A, B, C), out, p, typical_rms(p, buf.host_scales())).pass) << what;
+          check_widened_cublas(p, buf, h, buf.host_scales(), buf.host_scales(), tensor, seed, mis);
           ++checked;
         }
   cublasDestroy(h);
