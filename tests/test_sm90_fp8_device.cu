@@ -7,7 +7,7 @@
 // Inputs are random 8-bit values (never zero rows, never NaN); D is poisoned (0xFF bytes) before
 // the launch, and every element is checked: |D - ref| <= tol * (|alpha sA sB| sum_k |a_ik b_jk|) + u |ref|,
 // u the output type's unit roundoff. tol = 2^-10: wgmma's 8-bit accumulation keeps fewer bits than
-// fp32 (the point of the accurate mode that is still to come), which a wrong layout, scale or k
+// fp32 (what the accurate mode's promotion bounds), which a wrong layout, scale or k
 // range exceeds by orders of magnitude.
 #include <cuda_bf16.h>
 #include <gtest/gtest.h>

@@ -1,11 +1,12 @@
 // sm90: D = alpha*A*B + beta*C on Hopper tensor cores (sm_90a only): wgmma with both operands in
 // shared memory, TMA loads (multicast across a cluster of two CTAs for the wide tiles), a
 // warp-specialized and persistent pipeline, split-K with a deterministic fixup. A and B are fp16
-// or bf16, or e4m3/e5m2 k-major with per-tensor scales (launch_instance_fp8); accumulation is fp32,
+// or bf16, or e4m3/e5m2 k-major with per-tensor or block scales (launch_instance_fp8); accumulation is fp32,
 // C/D are fp16, bf16 or fp32 (Problem::out_dtype). Every 16-bit operand is row- or column-major
 // with its own leading dimension; C may alias D. Any M, N, K >= 1 whose A and
 // B TMA can read (16-byte aligned bases and leading dimensions); kernels/sm90/sm90.cu sends the
-// other 16-bit cases to sm80 and says so (KernelInfo::path), and refuses the other 8-bit ones.
+// other 16-bit cases to sm80 and says so (KernelInfo::path), and copies an mn-major 8-bit operand
+// k-major first (kernels/sm90/transpose8.cuh).
 //
 // Problem: as in sm80, a column-major D is computed as D^T = B^T A^T (row_major_gemm), so the kernel
 // sees A as (m,k), B as (n,k) and a row-major D. A swapped plan (a small M) trades A and B once
