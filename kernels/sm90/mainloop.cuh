@@ -103,6 +103,13 @@ struct ConsumerMma {
 
   Pipeline<Cfg> pipe;
   GmmaDesc desc_a, desc_b;  // stage 0's, k-step 0's (A's at this warpgroup's 64 rows)
+  // Encoded descriptor d advanced by `units` of 16 bytes: the start address field (bits 0-13) holds
+  // a shared-memory address >> 4, below 2^14 for any address of a CTA's 227 KB, so the sum never
+  // carries out of it; the low word alone, so that the high word (the layout's constants) stays a
+  // constant.
+  __device__ static __forceinline__ unsigned long long plus(unsigned long long d, unsigned units) {
+    return (d & 0xFFFFFFFF00000000ull) | unsigned(unsigned(d) + units);
+  }
   int w;
   int tid;  // the consumers' thread index, 0 to 128 kConsumers - 1
   unsigned rank;
@@ -234,6 +241,22 @@ struct ConsumerMma {
     }
 #pragma unroll
     for (int i = 0; i < Cfg::kAccs; ++i) acc.data[i] = 0.f;
+    // The descriptors encoded once, and each wgmma's by one addition (plus): recomputing and
+    // encoding their fields each k tile put ~40 integer instructions a k tile on the path from one
+    // k tile's drain to the next k tile's wgmmas (docs/tuning/fp8.md, fifth round). (The fast
+    // loop keeps the fields: encoded, its 128x256 tile spilled 84 bytes instead of 8.)
+    unsigned long long enc_a = desc_a.encode(), enc_b = desc_b.encode();
+    // These and the barriers' base address held in registers (an empty asm makes them values the
+    // compiler cannot recompute): rematerialized instead, to spare a few of the 168 registers, the
+    // base was read again from %cgactaid (S2UR) in every k tile, on the same path.
+    Pipeline<Cfg> pl = pipe;
+    asm volatile("" : "+r"(pl.smem.base), "+l"(enc_a), "+l"(enc_b));
+    // Whether the next k tile's stage has landed: tried once while this k tile's last wgmmas run,
+    // before their drain and addition, so that the try's latency hides under them; waited for
+    // only where the try found it not yet there. (Waited for after the addition, on the path from
+    // the drain to the next wgmmas, it and the descriptors' arithmetic made the gap between one k
+    // tile's wgmmas and the next: docs/tuning/fp8.md, fifth round.)
+    bool landed = false;
     for (int kt = wk.k_begin; kt < wk.k_end; ++kt) {
       int const s = ring.stage;
       [[maybe_unused]] Scales cur{};
@@ -241,22 +264,26 @@ struct ConsumerMma {
         cur = next, next = after;
         if (kt + 2 < wk.k_end) after = load(kt + 2);
       }
-      pipe.consumer_wait(ring);
+      if (!landed) pl.consumer_wait(ring);
       // One piece; h is a template argument so that every accumulator index is a constant (an
       // index through a runtime h put acc in local memory).
       auto piece = [&]<int h>() {
         wgmma_fence();
 #pragma unroll
         for (int step = 0; step < Cfg::kKSteps; ++step) {
-          unsigned long long const da = desc_a.advanced(s * A::kDescPerStage + step * A::kDescPerStep).encode();
-          unsigned long long const db =
-              desc_b.advanced(s * B::kDescPerStage + step * B::kDescPerStep + h * kDescPerPiece).encode();
+          unsigned long long const da = plus(enc_a, unsigned(s * A::kDescPerStage + step * A::kDescPerStep));
+          unsigned long long const db = plus(enc_b, unsigned(s * B::kDescPerStage + step * B::kDescPerStep + h * kDescPerPiece));
           wgmma_ss_k32<kType, kTypeB, kPieceN>(part.data, da, db, step != 0 ? 1 : 0);
         }
         wgmma_commit_group();
+        if (h == kPieces - 1) {
+          Ring<kStages> after_this = ring;
+          after_this.advance();
+          landed = kt + 1 < wk.k_end && pl.consumer_try(after_this);
+        }
         wgmma_wait_group<0>();
         wgmma_fence_operand(part.data);
-        if (h == kPieces - 1) pipe.consumer_release(s, signals);
+        if (h == kPieces - 1) pl.consumer_release(s, signals);
         constexpr int kBase = h * (kPieceN / 2);
         if constexpr (block) {
           int const g1 = kScaleBlocks == 2 ? where(kt).g1 : 0;

@@ -59,6 +59,8 @@ struct Pipeline {
     }
   }
 
+  // Consumer: whether the stage at `ring` has landed, after one bounded try.
+  __device__ __forceinline__ bool consumer_try(Ring<kStages> const& ring) const { return mbarrier_try_wait(smem.full(ring.stage), ring.phase); }
   // Consumer: the stage at `ring` has landed.
   __device__ __forceinline__ void consumer_wait(Ring<kStages> const& ring) const { mbarrier_wait(smem.full(ring.stage), ring.phase); }
   // Consumer: this warpgroup is done with `stage`; `signals` is true in its first thread only. The

@@ -41,6 +41,7 @@
 // Per-thread (not collective):
 //   mbarrier_init(Barrier, count), fence_mbarrier_init_cluster(), mbarrier_arrive_expect_tx(Barrier, bytes),
 //   mbarrier_arrive_cluster(Barrier, cta), mbarrier_wait(Barrier, parity)   (traps after ~2^36 cycles)
+//   mbarrier_try_wait(Barrier, parity)                                 (one try: whether it completed)
 //   cluster_ctarank(), cluster_arrive_relaxed(), cluster_wait()         (the last two: every thread)
 //   tma_load_2d(SmemBuffer dst, tmap, Barrier, c0, c1), tma_load_2d_multicast(..., cta_mask),
 //   tma_store_2d(tmap, SmemBuffer src, c0, c1), bulk_commit_group(), bulk_wait_group_read<N>(),
@@ -209,12 +210,10 @@ __device__ __forceinline__ void mbarrier_arrive_cluster(Barrier bar, unsigned ct
 #endif
 }
 
-// mbarrier.try_wait.parity until the phase of parity `parity` has completed (9.7.13.15.16).
-// A kernel bug that never completes the phase would hang the GPU; after about 2^36 cycles (about
-// 35 s at 2 GHz, far beyond any legitimate wait) the wait traps instead, so that the launch fails
-// with an error rather than sticking. With 2^32 cycles (2 s), sm90 trapped at random under
-// compute-sanitizer's racecheck, whose instrumentation slows every wait.
-__device__ __forceinline__ void mbarrier_wait(Barrier bar, unsigned parity) {
+// One mbarrier.try_wait.parity (9.7.13.15.16): whether the phase of parity `parity` has
+// completed. The instruction itself may suspend the thread for a bounded, hardware-chosen time
+// before it answers false; acquire semantics at CTA scope, as for mbarrier_wait.
+__device__ __forceinline__ bool mbarrier_try_wait(Barrier bar, unsigned parity) {
 #if LOOM_SM90A_ENABLED
   unsigned done = 0;
   asm volatile(
@@ -224,19 +223,25 @@ __device__ __forceinline__ void mbarrier_wait(Barrier bar, unsigned parity) {
       : "=r"(done)
       : "r"(bar.addr), "r"(parity)
       : "memory");
-  if (done) return;
+  return done != 0;
+#else
+  (void)bar, (void)parity;
+  LOOM_SM90A_UNSUPPORTED();
+  return false;
+#endif
+}
+
+// mbarrier.try_wait.parity until the phase of parity `parity` has completed (9.7.13.15.16).
+// A kernel bug that never completes the phase would hang the GPU; after about 2^36 cycles (about
+// 35 s at 2 GHz, far beyond any legitimate wait) the wait traps instead, so that the launch fails
+// with an error rather than sticking. With 2^32 cycles (2 s), sm90 trapped at random under
+// compute-sanitizer's racecheck, whose instrumentation slows every wait.
+__device__ __forceinline__ void mbarrier_wait(Barrier bar, unsigned parity) {
+#if LOOM_SM90A_ENABLED
+  if (mbarrier_try_wait(bar, parity)) return;
   long long const start = clock64();
-  while (true) {
-    asm volatile(
-        "{\n.reg .pred p;\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(bar.addr), "r"(parity)
-        : "memory");
-    if (done) return;
+  while (!mbarrier_try_wait(bar, parity))
     if (clock64() - start > (1ll << 36)) __trap();
-  }
 #else
   (void)bar, (void)parity;
   LOOM_SM90A_UNSUPPORTED();
