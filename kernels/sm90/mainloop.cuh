@@ -166,7 +166,8 @@ struct ConsumerMma {
   // error of one accumulator grows with K; promoted every k tile (128 of K), it grows only with the
   // number of k tiles, each partial's error bounded by 128 products. The wait for the partial
   // leaves the tensor cores to the other warpgroup (kLag apart) meanwhile; the stage is released as
-  // soon as its wgmmas are done.
+  // soon as its wgmmas are done. (cuBLASLt's accurate kernel at 128x128 has the same structure:
+  // one partial, a drain each k tile, 168 registers; docs/tuning/fp8.md, fifth round.)
   //
   // A tile wider than 144 columns computes its partial in kPieces column pieces of kPieceN (each
   // m64n<kPieceN>k32 over B's rows [h kPieceN, (h+1) kPieceN), whose accumulators are acc's
@@ -204,9 +205,10 @@ struct ConsumerMma {
     // tile from the parameter block (a few integer operations: offsets kept across the loop cost
     // registers beside the two sets of accumulators), and the values loaded two k tiles ahead, so
     // that two k tiles' wgmmas and promotions cover a load from L2 (one k tile of 128x128 is about
-    // 512 clocks of tensor work, L2's latency under load more). Read after the wgmmas
-    // instead (prefetched into L1 the k tile before), they measured 0.53-0.61x cuBLASLt at 4096³
-    // and 8192³ (docs/tuning/fp8.md, third round): the latency of the load was not hidden.
+    // 512 clocks of tensor work, L2's latency under load more). Read after the wgmmas instead
+    // (prefetched into L1 the k tile before), they measured 0.53-0.61x cuBLASLt at 4096³ and
+    // 8192³ (docs/tuning/fp8.md, third round): the latency of the load was not hidden. Addressed
+    // and loaded after the wgmmas' issue, two k tiles ahead as here, 3-13% slower (fifth round).
     struct Where {
       float const *a0, *a1, *b0, *b1;
       int g1;
