@@ -200,41 +200,35 @@ struct ConsumerMma {
     if (kWgLag > 0 && w == 1 && !started) mbarrier_wait(pipe.smem.start(), 0);
     constexpr bool block = kBlock;
     static_assert(!block || (kTakesBlockScales && kScaleBlocks <= 2), "a tile spans at most two of B's 128-column blocks");
-    // k tile kt's scales: where this thread's rows' (a0, a1) and the tile's column blocks' (b0, b1)
-    // are, and the first column group in the second block. The addresses are recomputed each k
-    // tile from the parameter block (a few integer operations: offsets kept across the loop cost
-    // registers beside the two sets of accumulators), and the values loaded two k tiles ahead, so
-    // that two k tiles' wgmmas and promotions cover a load from L2 (one k tile of 128x128 is about
-    // 512 clocks of tensor work, L2's latency under load more). Read after the wgmmas instead
-    // (prefetched into L1 the k tile before), they measured 0.53-0.61x cuBLASLt at 4096³ and
-    // 8192³ (docs/tuning/fp8.md, third round): the latency of the load was not hidden. Addressed
-    // and loaded after the wgmmas' issue, two k tiles ahead as here, 3-13% slower (fifth round).
+    // k tile kt's scales, loaded two k tiles ahead, so that two k tiles' wgmmas and promotions
+    // cover a load from L2 (one k tile of 128x128 is about 512 clocks of tensor work, L2's latency
+    // under load more); their offsets are computed once a work unit (a few integers a thread). Read
+    // after the wgmmas instead (prefetched into L1 the k tile before), they measured 0.53-0.61x
+    // cuBLASLt at 4096³ and 8192³ (docs/tuning/fp8.md, third round): the latency of the load was
+    // not hidden. Addressed and loaded after the wgmmas' issue, 3-13% slower; addressed afresh
+    // each k tile (from the thread's partition_C, which spared those registers when the loop held
+    // more), 0-8% slower than with the offsets kept (fifth round).
     struct Where {
-      float const *a0, *a1, *b0, *b1;
-      int g1;
+      int r0, r1, b0, b1, g1;
     };
-    auto where = [&](int kt) {
-      // An empty asm makes the thread's and the tile's indices new values each k tile, so that the
-      // compiler recomputes what follows instead of hoisting it out of the loop into registers.
-      int t = tid, tm = wk.m, tn = wk.n;
-      asm volatile("" : "+r"(t), "+r"(tm), "+r"(tn));
-      auto const cD = local_tile<Cfg::kTileC>(make_identity_tensor(Coord<2>{{p.shape_a[0], p.shape_b[0]}}), tm, tn);  // (BM,BN) -> (m,n)
-      auto const tCc = partition_C<Cfg::kMma, Offsets::kTabulated>(cD, t);  // (2,2,BN/8): this thread's accumulators' (m,n)
+    auto where = [&]() {
+      auto const cD = local_tile<Cfg::kTileC>(make_identity_tensor(Coord<2>{{p.shape_a[0], p.shape_b[0]}}), wk.m, wk.n);  // (BM,BN) -> (m,n)
+      auto const tCc = partition_C<Cfg::kMma, Offsets::kTabulated>(cD, tid);  // (2,2,BN/8): this thread's accumulators' (m,n)
       int const last_row = int(p.shape_a[0]) - 1, last_block = int((p.shape_b[0] - 1) / 128);
       int const n0 = int(cD.base[1]);  // the tile's first column
       int const nb = ::min(n0 / 128, last_block);  // a cluster's tile past N reads a real block; it stores nothing
-      float const* const a = p.scale_a + std::size_t(kt) * unsigned(p.a_rows);
-      float const* const b = p.scale_b + unsigned(kt);
-      return Where{a + ::min(int(tCc(0)[0]), last_row), a + ::min(int(tCc(2)[0]), last_row),  // rows past M: a real scale; never stored
-                   b + std::size_t(nb) * unsigned(p.b_ld), b + std::size_t(::min(nb + 1, last_block)) * unsigned(p.b_ld),
-                   (128 - n0 % 128) / 8};
+      return Where{::min(int(tCc(0)[0]), last_row), ::min(int(tCc(2)[0]), last_row),  // rows past M: a real scale; never stored
+                   nb * int(p.b_ld), ::min(nb + 1, last_block) * int(p.b_ld), (128 - n0 % 128) / 8};
     };
+    [[maybe_unused]] Where at{};
+    if constexpr (block) at = where();
     struct Scales {
       float a0, a1, b0, b1;
     };
     auto load = [&](int kt) {
-      Where const at = where(kt);
-      return Scales{__ldg(at.a0), __ldg(at.a1), __ldg(at.b0), kScaleBlocks == 2 ? __ldg(at.b1) : 0.f};
+      float const* const a = p.scale_a + std::size_t(kt) * unsigned(p.a_rows);
+      float const* const b = p.scale_b + unsigned(kt);
+      return Scales{__ldg(a + at.r0), __ldg(a + at.r1), __ldg(b + at.b0), kScaleBlocks == 2 ? __ldg(b + at.b1) : 0.f};
     };
     Scales next{}, after{};  // k tiles kt + 1 and kt + 2's
     if constexpr (block) {
@@ -288,7 +282,7 @@ struct ConsumerMma {
         if (h == kPieces - 1) pl.consumer_release(s, signals);
         constexpr int kBase = h * (kPieceN / 2);
         if constexpr (block) {
-          int const g1 = kScaleBlocks == 2 ? where(kt).g1 : 0;
+          int const g1 = kScaleBlocks == 2 ? at.g1 : 0;
 #pragma unroll
           for (int g = 0; g < kPieceN / 8; ++g) {  // column group g of the piece: accumulators 4g .. 4g+3
             float const sb = kScaleBlocks == 2 && h * (kPieceN / 8) + g >= g1 ? cur.b1 : cur.b0;
