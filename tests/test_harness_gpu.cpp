@@ -139,6 +139,28 @@ Problem gemm_8bit(InputTypes t, DType out, char const* layout, std::int64_t m, s
   return with_default_lds(p);
 }
 
+// cuBLASLt's FP8 gemm twice on fresh A, B and C (D poisoned before each): the same bits both
+// times, and within the 8-bit tolerance of the fp64 reference with `scales` (`typical`: the RMS the
+// tolerance floors at).
+void check_cublaslt_twice(Problem const& p, CaseBuffers& buf, std::uint64_t& seed, CaseScales const& scales,
+                          double typical, std::string const& what) {
+  fill_random(buf.a, seed++);
+  fill_random(buf.b, seed++);
+  fill_random(buf.c, seed++);
+  std::vector<std::vector<double>> runs;
+  for (int run = 0; run < 2; ++run) {
+    poison(buf.d);
+    cublaslt_gemm(p, buf.operands(), nullptr);
+    LOOM_CUDA(cudaDeviceSynchronize());
+    runs.push_back(to_host(buf.d));
+  }
+  EXPECT_TRUE(runs[0] == runs[1]) << what;
+  auto const ref = reference_host(p, to_host(buf.a), to_host(buf.b), to_host(buf.c), scales);
+  ErrorStats const st = compare(runs[0], ref, p.out_dtype, p, typical);
+  EXPECT_TRUE(st.pass) << what << ": " << st.why;
+  std::printf("%s: rel_fro %.3g (tolerance %.3g)\n", what.c_str(), st.rel_fro, st.tol);
+}
+
 // 8-bit gemm: fresh A, B and C (the padding NaN: read, it would show), then cuBLAS over the
 // exactly widened inputs (reference_cublas) against the fp64 reference with the case's `scales`:
 // exact products summed in fp32 against fp64, as close as 16-bit inputs' gemm is held to (for
@@ -211,21 +233,7 @@ TEST(HarnessGpu, CublasLtFp8MatchesHostReference) {
           std::string const what = case_name("cublas", p) + ">" + to_string(out) + " beta " + std::to_string(beta);
           ASSERT_EQ(why_no_cublaslt(p), "") << what;
           CaseBuffers buf = make_buffers(p, 0, seed);
-          fill_random(buf.a, seed++);
-          fill_random(buf.b, seed++);
-          fill_random(buf.c, seed++);
-          std::vector<std::vector<double>> runs;
-          for (int run = 0; run < 2; ++run) {
-            poison(buf.d);
-            cublaslt_gemm(p, buf.operands(), nullptr);
-            LOOM_CUDA(cudaDeviceSynchronize());
-            runs.push_back(to_host(buf.d));
-          }
-          EXPECT_TRUE(runs[0] == runs[1]) << what;
-          auto const ref = reference_host(p, to_host(buf.a), to_host(buf.b), to_host(buf.c), buf.scales);
-          ErrorStats const st = compare(runs[0], ref, out, p, typical_rms(p));
-          EXPECT_TRUE(st.pass) << what << ": " << st.why;
-          std::printf("%s: rel_fro %.3g (tolerance %.3g)\n", what.c_str(), st.rel_fro, st.tol);
+          check_cublaslt_twice(p, buf, seed, buf.scales, typical_rms(p), what);
         }
   Problem p;
   p.op = OpKind::gemm;
@@ -317,21 +325,7 @@ TEST(HarnessGpu, CublasLtBlockScalesMatchHostReference) {
             continue;
           }
           CaseBuffers buf = make_buffers(p, 0, seed);
-          fill_random(buf.a, seed++);
-          fill_random(buf.b, seed++);
-          fill_random(buf.c, seed++);
-          std::vector<std::vector<double>> runs;
-          for (int run = 0; run < 2; ++run) {
-            poison(buf.d);
-            cublaslt_gemm(p, buf.operands(), nullptr);
-            LOOM_CUDA(cudaDeviceSynchronize());
-            runs.push_back(to_host(buf.d));
-          }
-          EXPECT_TRUE(runs[0] == runs[1]) << what;
-          auto const ref = reference_host(p, to_host(buf.a), to_host(buf.b), to_host(buf.c), buf.host_scales());
-          ErrorStats const st = compare(runs[0], ref, out, p, typical_rms(p, buf.host_scales()));
-          EXPECT_TRUE(st.pass) << what << ": " << st.why;
-          std::printf("%s: rel_fro %.3g (tolerance %.3g)\n", what.c_str(), st.rel_fro, st.tol);
+          check_cublaslt_twice(p, buf, seed, buf.host_scales(), typical_rms(p, buf.host_scales()), what);
           ++ran;
         }
   std::printf("cuBLASLt block scales: %d cases ran, %d refused by its heuristic\n", ran, refused);
