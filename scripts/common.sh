@@ -43,8 +43,10 @@ loom_build() {
 }
 
 # The commit a result was made at: `git rev-parse --short=12 HEAD`, with "+dirty" when tracked files
-# differ from it, or "unknown" outside a git checkout.
+# differ from it, or "unknown" outside a git checkout. LOOM_COMMIT names it for a tree that is not a
+# checkout (one unpacked from `git archive`), and is taken as given.
 loom_commit() {
+  [[ -n ${LOOM_COMMIT:-} ]] && { echo "$LOOM_COMMIT"; return; }
   local c
   c=$(git rev-parse --short=12 HEAD 2>/dev/null) || { echo unknown; return; }
   [[ -z $(git status --porcelain --untracked-files=no 2>/dev/null) ]] || c+="+dirty"

@@ -13,6 +13,10 @@ source "$root/tests/cli/scripts/lib.sh"
 # loom_stamp writes the checkout's commit (or "unknown" outside git) beside a file.
 (source "$root/scripts/common.sh" >/dev/null 2>&1 || true; loom_stamp "$tmp/stamped")
 [[ -s $tmp/stamped.commit ]] && echo "ok   loom_stamp writes FILE.commit" || { echo "FAIL loom_stamp wrote nothing"; fail=1; }
+# LOOM_COMMIT names the commit of a tree that is not a checkout (one unpacked from git archive).
+(source "$root/scripts/common.sh" >/dev/null 2>&1 || true; LOOM_COMMIT=feedc0ffee12 loom_stamp "$tmp/named")
+[[ $(cat "$tmp/named.commit") == feedc0ffee12 ]] && echo "ok   LOOM_COMMIT names the commit" ||
+  { echo "FAIL LOOM_COMMIT: $(cat "$tmp/named.commit")"; fail=1; }
 
 mkdir -p "$tmp/res"
 printf 'validate: 10 passed, 0 failed, 0 skipped\n' >"$tmp/res/validate.txt"
