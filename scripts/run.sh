@@ -2,8 +2,8 @@
 # Main job: build, validate every kernel against cuBLAS, run the benchmark sweep, plot it and
 # regenerate RESULTS.md. Needs a GPU.
 #
-#   scripts/run.sh [loom-bench args...]
-#   scripts/run.sh --quick
+#   scripts/run.sh [--resume] [loom-bench args...]
+#   scripts/run.sh --quick [--resume]
 #
 # Writes results/bench.json and results/bench.txt (raw, not committed), the plots in docs/plots/
 # and RESULTS.md (committed), and prints the kernels' table last. Arguments go to loom-bench
@@ -18,6 +18,11 @@
 # few M; the sanitizers over a few cases; the Nsight Compute profiles at 1024-sized shapes) and
 # writes results/ only (results/RESULTS.md, results/plots/), never the committed files.
 #
+# --resume goes on from an interrupted run of the same form, arguments and commit: the steps it
+# finished (results/run_done_FORM.tsv) are skipped, each with one line, and the build is redone
+# (quick where build/ is kept); the last line gives the job's total, earlier runs' steps included.
+# Without it, every step runs. For machines whose time runs out before the full job's does.
+#
 # Progress: one line as each step starts, "[4/8] loom-bench default sweep ...", with the step's
 # duration in the last run of the same form (results/run_times_{full,quick,partial}.tsv) as its
 # estimate where there was one, and one line as it ends with its time and the job's; loom-bench
@@ -28,10 +33,12 @@
 set -euo pipefail
 
 quick=0
+resume=0
 args=()
 for a in "$@"; do
   case $a in
     --quick) quick=1 ;;
+    --resume) resume=1 ;;
     -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) args+=("$a") ;;
   esac
@@ -80,6 +87,20 @@ steps+=("compute-sanitizer")
 ((have_ncu)) && steps+=("Nsight Compute profiles")
 steps+=("plots and $results_md")
 times_file=results/run_times_$form.tsv  # step name <TAB> seconds, from the last run of this form
+# The steps this run (and, with --resume, earlier ones) finished: a first line naming the commit,
+# form and arguments, then step name <TAB> seconds. Only a run of the same key resumes from it.
+done_file=results/run_done_$form.tsv
+run_key="$(loom_commit) $form ${args[*]:-}"
+declare -A done_before=()
+if ((resume)); then
+  if [[ -f $done_file && $(head -n1 "$done_file") == "$run_key" ]]; then
+    while IFS=$'\t' read -r name secs; do [[ -n $secs ]] && done_before[$name]=$secs; done < <(tail -n +2 "$done_file")
+  else
+    echo "run.sh: --resume: no interrupted run of this commit and sweep in $done_file; running every step" >&2
+  fi
+fi
+declare -A finished=()
+for k in "${!done_before[@]}"; do finished[$k]=${done_before[$k]}; done
 declare -A last=()
 if [[ -f $times_file ]]; then
   while IFS=$'\t' read -r name secs; do [[ -n $name ]] && last[$name]=$secs; done <"$times_file"
@@ -101,13 +122,23 @@ step() {  # step NAME: ends the step before it, starts NAME
 }
 step_end() {
   [[ -n $step_name ]] || return 0
-  local took=$((SECONDS - step_start))
-  now[$step_name]=$took
-  echo "[$step_n/${#steps[@]}] $step_name: $(hms $took) (job: $(hms $((SECONDS - job_start))))" >&2
+  local took=$((SECONDS - step_start)) name=$step_name
+  now[$name]=$took
+  finished[$name]=$took
+  echo "[$step_n/${#steps[@]}] $name: $(hms $took) (job: $(hms $((SECONDS - job_start))))" >&2
   step_name=
-  # Kept as the steps end, so that an interrupted run still leaves estimates of what it finished.
+  # Kept as the steps end, so that an interrupted run still leaves estimates of what it finished
+  # (and a resumed one keeps those of the steps it skipped).
   local k
-  for k in "${!now[@]}"; do printf '%s\t%s\n' "$k" "${now[$k]}"; done >"$times_file"
+  for k in "${!last[@]}" "${!now[@]}"; do printf '%s\t%s\n' "$k" "${now[$k]:-${last[$k]}}"; done | sort -u >"$times_file"
+  { echo "$run_key"; for k in "${!finished[@]}"; do printf '%s\t%s\n' "$k" "${finished[$k]}"; done; } >"$done_file"
+}
+# skip_step NAME: with --resume, true (and one line) when an earlier run finished NAME.
+skip_step() {
+  [[ -n ${done_before[$1]:-} ]] || return 1
+  step_end
+  step_n=$((step_n + 1))
+  echo "[$step_n/${#steps[@]}] $1: done in an earlier run ($(hms "${done_before[$1]}")), skipped" >&2
 }
 
 # --- the steps -------------------------------------------------------------------------------
@@ -126,20 +157,22 @@ fail_validate() {
 }
 
 # Numbers only count for kernels that are right: validate the registry first.
-step "loom-validate default sweep"
-validate_args=()
-# quick: a few sizes (N and K follow M), two layouts, padded and not; the default sweep's scalars.
-[[ $form == quick ]] && validate_args=(--m=1,127,1000 --layouts=ccc,rcr --ld-pad=0,3 --misalign=0)
 validate_rc=0
-"$BUILD_DIR/loom-validate" --quiet --output=results/validate.txt ${validate_args[@]+"${validate_args[@]}"} || validate_rc=$?
-loom_stamp results/validate.txt
-[[ $validate_rc -eq 0 ]] || fail_validate results/validate.txt "$validate_rc"
+if ! skip_step "loom-validate default sweep"; then
+  step "loom-validate default sweep"
+  validate_args=()
+  # quick: a few sizes (N and K follow M), two layouts, padded and not; the default sweep's scalars.
+  [[ $form == quick ]] && validate_args=(--m=1,127,1000 --layouts=ccc,rcr --ld-pad=0,3 --misalign=0)
+  "$BUILD_DIR/loom-validate" --quiet --output=results/validate.txt ${validate_args[@]+"${validate_args[@]}"} || validate_rc=$?
+  loom_stamp results/validate.txt
+  [[ $validate_rc -eq 0 ]] || fail_validate results/validate.txt "$validate_rc"
+fi
 
 # The transformer-layer shapes at M <= 1024, as listed and ragged, through the entry point gemm
 # (full and quick runs; LOOM_LLM_SWEEP=0 leaves them out of a full run, with the llm timing sweeps).
-rm -f results/validate_llm.txt results/validate_llm_ragged.txt results/validate_llm*.txt.commit
-if ((llm)); then
+if ((llm)) && ! skip_step "loom-validate llm sweeps"; then
   step "loom-validate llm sweeps"
+  rm -f results/validate_llm.txt results/validate_llm_ragged.txt results/validate_llm*.txt.commit
   llm_validate_args=()
   [[ $form == quick ]] && llm_validate_args=(--m=1,128 --layouts=rcr,ccc)
   for sweep in llm llm-ragged; do
@@ -149,22 +182,26 @@ if ((llm)); then
     loom_stamp "$out"
     [[ $validate_rc -eq 0 ]] || fail_validate "$out" "$validate_rc"
   done
+elif ((!llm)); then
+  rm -f results/validate_llm.txt results/validate_llm_ragged.txt results/validate_llm*.txt.commit
 fi
 
-step "loom-bench default sweep"
-bench_args=("$@")
-# quick: two sizes (N and K follow M) in ccc and rcr, every kernel and dtype.
-[[ $form == quick ]] && bench_args=(--m=1024,4096 --layouts=ccc,rcr)
 export LOOM_COMPACT=1  # sweep.sh: loom-bench --progress on the terminal, the console table to bench.txt
 sweep_rc=0
-LOOM_SKIP_BUILD=1 bash scripts/sweep.sh results ${bench_args[@]+"${bench_args[@]}"} || sweep_rc=$?
-if [[ ! -s results/bench.json ]]; then
-  echo "run.sh: the sweep wrote no results/bench.json" >&2
-  exit "$(( sweep_rc ? sweep_rc : 1 ))"
+if ! { [[ -s results/bench.json ]] && skip_step "loom-bench default sweep"; }; then
+  step "loom-bench default sweep"
+  bench_args=("$@")
+  # quick: two sizes (N and K follow M) in ccc and rcr, every kernel and dtype.
+  [[ $form == quick ]] && bench_args=(--m=1024,4096 --layouts=ccc,rcr)
+  LOOM_SKIP_BUILD=1 bash scripts/sweep.sh results ${bench_args[@]+"${bench_args[@]}"} || sweep_rc=$?
+  if [[ ! -s results/bench.json ]]; then
+    echo "run.sh: the sweep wrote no results/bench.json" >&2
+    exit "$(( sweep_rc ? sweep_rc : 1 ))"
+  fi
 fi
 # The transformer-layer sweeps (loom-bench --sweep=llm, llm-layouts) through the entry point gemm.
 llm_json=()
-if ((llm)); then
+if ((llm)) && ! skip_step "loom-bench llm sweeps"; then
   step "loom-bench llm sweeps"
   for sweep in llm llm-layouts; do
     m_arg=()
@@ -175,19 +212,25 @@ if ((llm)); then
     rm -f "results/$sweep/bench.json"
     LOOM_SKIP_BUILD=1 bash scripts/sweep.sh "results/$sweep" --sweep=$sweep --kernels=gemm ${m_arg[@]+"${m_arg[@]}"} ||
       sweep_rc=$?
-    [[ -s results/$sweep/bench.json ]] && llm_json+=("results/$sweep/bench.json")
   done
+fi
+if ((llm)); then
+  for sweep in llm llm-layouts; do [[ -s results/$sweep/bench.json ]] && llm_json+=("results/$sweep/bench.json"); done
 fi
 
 # compute-sanitizer over a small validate sweep, and one Nsight Compute profile per kernel; their
 # summaries go into RESULTS.md with the numbers.
-step "compute-sanitizer"
-sanitize_args=()
-[[ $form == quick ]] && sanitize_args=(--m=1,130 --n=129 --k=200 --layouts=rcr --beta=0,0.5 --ld-pad=0 --misalign=0 --quiet)
 sanitize_rc=0
-LOOM_SKIP_BUILD=1 bash scripts/sanitize.sh ${sanitize_args[@]+"${sanitize_args[@]}"} > results/sanitize.txt 2>&1 || sanitize_rc=$?
+if skip_step "compute-sanitizer"; then
+  ! grep -q FAILED results/sanitize.txt 2>/dev/null || sanitize_rc=1
+else
+  step "compute-sanitizer"
+  sanitize_args=()
+  [[ $form == quick ]] && sanitize_args=(--m=1,130 --n=129 --k=200 --layouts=rcr --beta=0,0.5 --ld-pad=0 --misalign=0 --quiet)
+  LOOM_SKIP_BUILD=1 bash scripts/sanitize.sh ${sanitize_args[@]+"${sanitize_args[@]}"} > results/sanitize.txt 2>&1 || sanitize_rc=$?
+fi
 [[ $sanitize_rc -eq 0 ]] || echo "run.sh: scripts/sanitize.sh reported errors (results/sanitize.txt)" >&2
-if ((have_ncu)); then
+if ((have_ncu)) && ! skip_step "Nsight Compute profiles"; then
   step "Nsight Compute profiles"
   # Each kernel in the dtype its performance bar names: bf16 where it has it, else its first.
   while IFS=$'\t' read -r k op dtypes _; do
@@ -210,7 +253,11 @@ rm -f "$plots"/*.png
 python3 scripts/plot.py results/bench.json ${llm_json[@]+"${llm_json[@]}"} --out-dir "$plots" --results-md "$results_md" \
   --command "$command" --extra results
 step_end
-echo "run.sh: done in $(hms $((SECONDS - job_start))); $results_md, $plots/, raw results in results/" >&2
+total=0
+for k in "${!finished[@]}"; do total=$((total + finished[$k])); done
+earlier=""
+((${#done_before[@]})) && earlier=" (the steps in all, earlier runs' included: $(hms $total))"
+echo "run.sh: done in $(hms $((SECONDS - job_start)))$earlier; $results_md, $plots/, raw results in results/" >&2
 if [[ $sweep_rc -ne 0 ]]; then
   echo "run.sh: loom-bench exited with status $sweep_rc (some benchmarks failed; see above)" >&2
 fi

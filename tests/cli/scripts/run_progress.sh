@@ -61,6 +61,26 @@ rc=0; run --kernels=add || rc=$?
 check "partial sweep: six steps" "$tmp/err" '^\[6/6\] plots and results/RESULTS\.md: '
 check "partial sweep: arguments to loom-bench" "$log" '^loom-bench --progress .* --kernels=add$'
 
+# --resume: an interrupted run (loom-bench writes nothing) goes on from the step that stopped it;
+# the validation steps it finished are skipped with one line each, and the last line sums the steps.
+bench_stub=$(cat "$repo/build/loom-bench")
+stub "$repo/build/loom-bench" 'exit 1'
+rc=0; run --quick || rc=$?
+[[ $rc -ne 0 ]] && echo "ok   an interrupted run exits non-zero" || { echo "FAIL the stand-in failure did not stop run.sh"; fail=1; }
+printf '%s\n' "$bench_stub" >"$repo/build/loom-bench"
+rc=0; run --quick --resume || rc=$?
+[[ $rc -eq 0 ]] && echo "ok   --resume exits 0" || { echo "FAIL --resume: exit $rc"; cat "$tmp/err"; fail=1; }
+check "--resume skips a finished step" "$tmp/err" '^\[2/8\] loom-validate default sweep: done in an earlier run \([0-9]+m[0-9]{2}s\), skipped$'
+check "--resume skips the llm validation" "$tmp/err" '^\[3/8\] loom-validate llm sweeps: done in an earlier run'
+check "--resume runs the step that stopped" "$tmp/err" '^\[4/8\] loom-bench default sweep \.\.\.'
+check "--resume rebuilds" "$tmp/err" '^\[1/8\] build \.\.\.'
+check "--resume sums the steps" "$tmp/err" "^run.sh: done in [0-9]+m[0-9]{2}s \(the steps in all, earlier runs' included: [0-9]+m[0-9]{2}s\)"
+if grep -q '^loom-validate ' "$log"; then echo "FAIL --resume ran loom-validate again"; fail=1; else echo "ok   --resume: no validation rerun"; fi
+# A run of another form or sweep does not resume from it.
+rc=0; run --kernels=sm80 --resume || rc=$?
+check "--resume of another sweep runs every step" "$tmp/err" '^run.sh: --resume: no interrupted run of this commit and sweep'
+check "--resume of another sweep validates" "$log" '^loom-validate --quiet --output=results/validate.txt$'
+
 # --quick with loom-bench arguments: one line, exit 2.
 rc=0; run --quick --kernels=add || rc=$?
 if [[ $rc -eq 2 && $(wc -l <"$tmp/err") -eq 1 ]] && grep -q -- '--quick' "$tmp/err"; then echo "ok   --quick takes no arguments"
