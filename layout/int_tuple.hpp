@@ -268,6 +268,14 @@ constexpr bool is_static(IntTuple const& t) {
   return true;
 }
 
+// t with every integer leaf marked dynamic, as if each were a run-time int: make_shape(M, N) of
+// ints in CuTe. `_` leaves and bases are kept.
+constexpr IntTuple make_dynamic(IntTuple t) {
+  for (int k = 0; k < t.n; ++k)
+    if (t.arity[k] < 0 && !(t.flag[k] & IntTuple::kUnderscore)) t.flag[k] |= IntTuple::kDynamic;
+  return t;
+}
+
 constexpr bool has_underscore(IntTuple const& t) {
   for (int k = 0; k < t.n; ++k)
     if (t.arity[k] < 0 && (t.flag[k] & IntTuple::kUnderscore)) return true;

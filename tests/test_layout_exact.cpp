@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "layout/mma.hpp"
 #include "layout_test_util.hpp"
 
 using namespace loom;
@@ -647,6 +648,29 @@ TEST(LayoutExact, PartitionCSeed) {
   for (i64 r : {0, 1, 2, 3, 64, 65, 66, 67})
     for (i64 col : {0, 1, 2, 3, 64, 65, 66, 67}) want.push_back(r * 128 + col);
   EXPECT_EQ(sorted(values(t0)), sorted(want));
+}
+
+// Issue 25, item 4: m16n8k16 atoms 2x2x1 with the permutation (32,32,16) on (64,64):(64,1). CuTe
+// 4.7.0 answers with the rest of N nested ((2,2):(16,32)) for a tensor of run-time ints and flat
+// (4:16) for Int<64> values: it merges two modes only where static values show that they chain.
+// Thread 37 is (m,n) = (1,0) of the atoms, lane 5: offsets as CuTe prints them.
+TEST(LayoutExact, PartitionDynamicTensorKeepsRestNesting) {
+  TiledMMA mma = make_tiled_mma(mma_atom_sm80_16x8x16(), L(S(2, 2, 1)), make_tile(L(32), L(32), L(16)));
+  Layout dynamic = L(make_dynamic(S(64, 64)), make_dynamic(S(64, 1)));
+  Layout fixed = L(S(64, 64), S(64, 1));
+  EXPECT_EQ(make_dynamic(S(64, S(1, 2))), S(64, S(1, 2)));
+  EXPECT_FALSE(is_static(make_dynamic(IntTuple(1))));
+  EXPECT_TRUE(is_underscore(get(make_dynamic(S(_, 2)), 0)));  // `_` stays `_`
+  EXPECT_EQ(str(mma.get_slice(0).partition_C(dynamic)), "((2,2),2,(2,2)):((1,512),2048,(16,32))@0");
+  EXPECT_EQ(str(mma.get_slice(0).partition_C(fixed)), "((2,2),2,4):((1,512),2048,16)@0");
+  EXPECT_EQ(str(mma.get_slice(37).partition_B(dynamic)), "((2,2),(2,2),4):((1,8),(1024,2048),16)@66");
+  EXPECT_EQ(str(mma.get_slice(37).partition_B(fixed)), "((2,2),4,4):((1,8),1024,16)@66");
+  EXPECT_EQ(str(mma.get_slice(37).partition_A(dynamic)), "((2,2,2),2,4):((1,512,8),2048,16)@1090");
+  // A bare shape of run-time extents: CuTe's make_layout(make_shape(M, N)), leading stride static 1.
+  Layout bare = make_layout(make_dynamic(S(64, 64)));
+  EXPECT_TRUE(as_int(get(bare.stride, 0)).is_constant(1));
+  EXPECT_FALSE(as_int(get(bare.stride, 1)).is_static());
+  EXPECT_EQ(str(mma.get_slice(37).partition_C(bare)), "((2,2),2,(2,2)):((64,8),32,(1024,2048))@145");
 }
 
 // ---------------------------------------------------------------------------------------------
