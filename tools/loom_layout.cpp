@@ -614,7 +614,14 @@ std::string partition(Args& a, char which) {
     perm = a.tiler(2);
     if (perm.is_tuple() && perm.rank() > 3) a.fail(2, "the permutation has more than 3 modes");
   }
+  // The tensor is the one a kernel partitions: its shape and strides are run-time ints, as in
+  // make_layout(make_shape(M, N), make_stride(ldm, 1)) with int M, N, ldm (CuTe keeps more of the
+  // rest modes' nesting then than for Int<N> values). A bare shape is make_layout(shape), whose
+  // leading stride is CuTe's static 1.
   Layout tensor = a.layout_or_shape(3);
+  tensor = a.values[3].find(':') == std::string::npos
+               ? loom::make_layout(loom::make_dynamic(tensor.shape))
+               : loom::make_layout(loom::make_dynamic(tensor.shape), loom::make_dynamic(tensor.stride));
   i64 thr = a.integer(4);
   a.blame = 1;
   loom::TiledMMA tiled = loom::make_tiled_mma(atom, atom_layout, perm);
@@ -1118,13 +1125,25 @@ std::vector<Op> make_ops() {
                    {{"ATOM", "MMA atom: fma, sm80_16x8x16, sm90_64xNx16 or sm90_64xNx32 (N = 8, 16, ..., 256; _rs: A from registers)"},
                     {"ATOM_LAYOUT", "layout of the atoms over (M,N,K), e.g. (2,2,1):(1,2,0)"},
                     {"PERMUTATION", "_ for none, or a tiler over (M,N,K), e.g. ((16,4):(4,1),(16,4):(4,1),_)"},
-                    {"TENSOR_LAYOUT", which == 'A' ? "layout of the (M,K) tensor" : which == 'B' ? "layout of the (N,K) tensor" : "layout of the (M,N) tensor"},
+                    {"TENSOR_LAYOUT", which == 'A'   ? "layout (or shape) of the (M,K) tensor, its integers run-time ints"
+                                      : which == 'B' ? "layout (or shape) of the (N,K) tensor, its integers run-time ints"
+                                                     : "layout (or shape) of the (M,N) tensor, its integers run-time ints"},
                     {"THREAD_INDEX", "thread index in [0, size of the TiledMMA)"}},
                    "layout@offset",
                    which == 'A'   ? "partition_A fma '(16,16,1):(16,1,0)' '((16,4):(4,1),(16,4):(4,1),_)' '(128,8):(8,1)' 1"
                    : which == 'B' ? "partition_B fma '(16,16,1):(16,1,0)' '((16,4):(4,1),(16,4):(4,1),_)' '(128,8):(8,1)' 1"
                                   : "partition_C fma '(16,16,1):(16,1,0)' '((16,4):(4,1),(16,4):(4,1),_)' '(128,128):(128,1)' 1",
-                   [which](Args& a) { return partition(a, which); }});
+                   [which](Args& a) { return partition(a, which); },
+                   "CuTe's make_tiled_mma(ATOM, ATOM_LAYOUT, PERMUTATION).get_slice(THREAD_INDEX).partition_X(tensor)\n"
+                   "(CUTLASS 4.7.0); the offset after @ is that of the thread's first element. ATOM_LAYOUT and\n"
+                   "PERMUTATION are static (Int<N>), as in a kernel; the tensor's shape and strides are run-time\n"
+                   "ints, as a kernel's tensor is: (64,64):(64,1) is make_layout(make_shape(M, N), make_stride(ld, 1))\n"
+                   "with int M = N = ld = 64, and a bare shape (64,64) is make_layout(make_shape(M, N)), whose\n"
+                   "leading stride is CuTe's static 1. For such a tensor CuTe keeps more of the rest modes' nesting\n"
+                   "than for Int<N> values, and a rest mode of extent 1 keeps its stride:\n"
+                   "  loom-layout partition_C sm80_16x8x16 '(2,2,1)' '(32,32,16)' '(64,64):(64,1)' 0\n"
+                   "  ((2,2),2,(2,2)):((1,512),2048,(16,32))@0\n"
+                   "(an all-Int<N> tensor gives ((2,2),2,4):((1,512),2048,16)@0, the same function)."});
   }
   ops.push_back(
       {"tma_partition",
@@ -1348,7 +1367,9 @@ int main(int argc, char** argv) {
       "Notation: a layout is SHAPE:STRIDE, e.g. ((32,8),32):((1,32),256) or 8:1; a tuple is\n"
       "(2,(0,3)); _ is CuTe's underscore (and X in a Step). A tiler is a layout, a shape such as\n"
       "(4,8), or a tuple of layouts, integers and _, e.g. (3:3,(2,4):(1,8)). All integers are\n"
-      "static. Quote arguments for the shell. Errors: one line on stderr, exit status 2.\n"
+      "static (Int<N>), except the tensor of partition_A/B/C, whose integers are run-time ints as a\n"
+      "kernel's (see 'loom-layout partition_A --help'). Quote arguments for the shell. Errors: one\n"
+      "line on stderr, exit status 2.\n"
       "Where CuTe 4.7.0's answer breaks the op's own contract (left_inverse of a non-injective\n"
       "layout, a divide whose tiler stride falls inside a mode without dividing it, ...), that answer\n"
       "is printed as CuTe prints it, with one stderr line 'loom-layout: warning: OP: ...' naming the\n"
