@@ -61,8 +61,11 @@ TEST(Sm90Fit, TheModelPicksNearTheFastestTimedEightBitPlan) {
       ++checked;
       Score const s = score(groups, Machine{}), before = score(groups, old);
       SCOPED_TRACE(f + ", " + mode_name(m));
-      EXPECT_GE(s.groups, 100) << "too few problems to judge the model by";
-      EXPECT_LE(s.mean_regret, 0.0125) << "mean regret";  // 1.06% fast, 0.91% accurate on h100_8bit.csv (2026-11-26)
+      // 90 accurate problems in h100_8bit.csv since its accurate rows were retimed (2026-11-27), 70 in
+      // h100_8bit_llm_holdout.csv (--sweep=llm, each timed at the model's six best plans).
+      EXPECT_GE(s.groups, 60) << "too few problems to judge the model by";
+      // 1.06% fast, 0.85% accurate on h100_8bit.csv; 1.03% on the llm holdout (2026-11-27)
+      EXPECT_LE(s.mean_regret, 0.0125) << "mean regret";
       EXPECT_LE(s.max_regret, 0.35) << "largest regret, on " << s.worst;
       EXPECT_LE(s.rms_log_error, 0.18) << "rms log error of the estimates";
       EXPECT_LT(s.mean_regret, before.mean_regret * 0.75) << "no better than the 16-bit parameters";
