@@ -78,6 +78,22 @@ double decode_bits(DType t, Bits b) {
   }
 }
 
+// f(i, j) for every element of an R x C matrix, in parallel over blocks of kBlock x kBlock: for a
+// copy between a column-major and a row-major array, each block's rows and columns stay in cache.
+template <class F>
+void for_blocks(std::int64_t R, std::int64_t C, F&& f) {
+  constexpr std::int64_t kBlock = 64;
+  std::int64_t const br = (R + kBlock - 1) / kBlock, bc = (C + kBlock - 1) / kBlock;
+  parallel_for(br * bc, std::max<std::int64_t>(1, kGrain / (kBlock * kBlock)), [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t t = b; t < e; ++t) {
+      std::int64_t const i0 = (t / bc) * kBlock, j0 = (t % bc) * kBlock;
+      std::int64_t const i1 = std::min(R, i0 + kBlock), j1 = std::min(C, j0 + kBlock);
+      for (std::int64_t i = i0; i < i1; ++i)
+        for (std::int64_t j = j0; j < j1; ++j) f(i, j);
+    }
+  });
+}
+
 // Packed host image of the stored elements in storage order (contiguous extent fastest), as raw
 // element bits.
 template <class Bits>
@@ -91,10 +107,9 @@ void store_bits(DeviceMatrix const& m, std::vector<double> const& v, std::vector
       for (std::int64_t i = b; i < e; ++i) img[std::size_t(i)] = encode(v[std::size_t(i)]);
     });
   } else {
-    parallel_for(R, std::max<std::int64_t>(1, kGrain / C), [&](std::int64_t b, std::int64_t e) {
-      for (std::int64_t i = b; i < e; ++i)
-        for (std::int64_t j = 0; j < C; ++j) img[std::size_t(i * C + j)] = encode(v[std::size_t(i + j * R)]);
-    });
+    // In blocks of kBlock x kBlock: v is column-major and img row-major, and element by element one
+    // of the two is read or written a row or column apart (a page apart on large matrices).
+    for_blocks(R, C, [&](std::int64_t i, std::int64_t j) { img[std::size_t(i * C + j)] = encode(v[std::size_t(i + j * R)]); });
   }
 }
 
@@ -109,10 +124,7 @@ void load_bits(DeviceMatrix const& m, std::vector<Bits> const& img, std::vector<
       for (std::int64_t i = b; i < e; ++i) v[std::size_t(i)] = decode(img[std::size_t(i)]);
     });
   } else {
-    parallel_for(C, std::max<std::int64_t>(1, kGrain / R), [&](std::int64_t b, std::int64_t e) {
-      for (std::int64_t j = b; j < e; ++j)
-        for (std::int64_t i = 0; i < R; ++i) v[std::size_t(i + j * R)] = decode(img[std::size_t(i * C + j)]);
-    });
+    for_blocks(R, C, [&](std::int64_t i, std::int64_t j) { v[std::size_t(i + j * R)] = decode(img[std::size_t(i * C + j)]); });
   }
 }
 
@@ -190,36 +202,82 @@ std::int64_t DeviceMatrix::span_elements() const {
   return ld_ * (outer_extent(order_, rows_, cols_) - 1) + contiguous_extent(order_, rows_, cols_);
 }
 
+namespace {
+
+// Element i's value of random_values(t, ., seed): k * 2^-bits for k uniform in [-2^bits, 2^bits],
+// from a splitmix64 hash of (seed, i) alone, so that any element can be drawn on its own.
+struct RandomDraw {
+  DType t;
+  int bits;
+  std::uint64_t range;  // 2^(bits+1) + 1 values of k
+  double scale;
+  std::uint64_t key;
+  bool narrow;
+  RandomDraw(DType t_, std::uint64_t seed)
+      : t(t_), bits(random_bits(t_)), range((std::uint64_t(1) << (bits + 1)) + 1), scale(std::ldexp(1.0, -bits)),
+        key(splitmix64(seed)), narrow(is_8bit(t_)) {}
+  double operator()(std::int64_t i) const {
+    std::uint64_t const r = splitmix64(key ^ (std::uint64_t(i) * 0xD1B54A32D192ED03ull));
+    auto const k = std::int64_t((unsigned __int128)r * range >> 64) - (std::int64_t(1) << bits);
+    double x = k == 0 ? 0.5 : double(k) * scale;
+    // 8-bit formats: the uniform value rounded to the format (nearest even; |x| <= 1 never
+    // overflows), one that rounds to 0 giving 0.5 as k = 0 does. Not a grid of the format's own
+    // coarse enough to hold every point (k/16 for e4m3): on it every partial sum of a dot product
+    // is exact in the 8-bit tensor core's shortened accumulator, so that the error the 8-bit
+    // tolerance is about never showed (rel_fro 0 at K up to 65536 on an H100); rounded, the values
+    // take every significand and the exponents down to the subnormals, as real data does.
+    if (narrow) {
+      x = round_to(t, x);
+      if (x == 0) x = 0.5;
+    }
+    return x;
+  }
+};
+
+// The packed storage-order image of random_values(t, rows * cols, seed) (element (r, c) is value
+// r + c * rows), each element drawn straight into its place: no host vector of doubles, and no
+// strided pass over one for a row-major matrix (for a 28672 x 4096 operand, 0.9 GB of doubles).
+template <class Bits>
+void random_image_bits(DType t, Order o, std::int64_t R, std::int64_t C, std::uint64_t seed, Bits* img) {
+  RandomDraw const draw(t, seed);
+  if (o == Order::col) {
+    parallel_for(R * C, kGrain, [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t i = b; i < e; ++i) img[i] = encode_bits<Bits>(t, draw(i));
+    });
+  } else {
+    parallel_for(R, std::max<std::int64_t>(1, kGrain / std::max<std::int64_t>(C, 1)), [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t r = b; r < e; ++r)
+        for (std::int64_t c = 0; c < C; ++c) img[r * C + c] = encode_bits<Bits>(t, draw(r + c * R));
+    });
+  }
+}
+
+}  // namespace
+
 std::vector<double> random_values(DType t, std::int64_t count, std::uint64_t seed) {
   std::vector<double> v(std::size_t(std::max<std::int64_t>(count, 0)));
-  int const bits = random_bits(t);
-  std::uint64_t const range = (std::uint64_t(1) << (bits + 1)) + 1;  // k in [-2^bits, 2^bits]
-  double const scale = std::ldexp(1.0, -bits);
-  std::uint64_t const key = splitmix64(seed);
-  // 8-bit formats: the uniform value rounded to the format (nearest even; |x| <= 1 never
-  // overflows), one that rounds to 0 giving 0.5 as k = 0 does. Not a grid of the format's own
-  // coarse enough to hold every point (k/16 for e4m3): on it every partial sum of a dot product is
-  // exact in the 8-bit tensor core's shortened accumulator, so that the error the 8-bit tolerance
-  // is about never showed (rel_fro 0 at K up to 65536 on an H100); rounded, the values take every
-  // significand and the exponents down to the subnormals, as real data does.
-  bool const narrow = is_8bit(t);
+  RandomDraw const draw(t, seed);
   parallel_for(count, kGrain, [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t i = b; i < e; ++i) {
-      std::uint64_t const r = splitmix64(key ^ (std::uint64_t(i) * 0xD1B54A32D192ED03ull));
-      auto const k = std::int64_t((unsigned __int128)r * range >> 64) - (std::int64_t(1) << bits);
-      double x = k == 0 ? 0.5 : double(k) * scale;
-      if (narrow) {
-        x = round_to(t, x);
-        if (x == 0) x = 0.5;
-      }
-      v[std::size_t(i)] = x;
-    }
+    for (std::int64_t i = b; i < e; ++i) v[std::size_t(i)] = draw(i);
   });
   return v;
 }
 
+std::vector<unsigned char> random_image(DType t, Order o, std::int64_t rows, std::int64_t cols, std::uint64_t seed) {
+  std::int64_t const n = std::max<std::int64_t>(rows, 0) * std::max<std::int64_t>(cols, 0);
+  std::vector<unsigned char> img(std::size_t(n) * size_of(t));
+  switch (size_of(t)) {
+    case 4: random_image_bits(t, o, rows, cols, seed, reinterpret_cast<std::uint32_t*>(img.data())); break;
+    case 2: random_image_bits(t, o, rows, cols, seed, reinterpret_cast<std::uint16_t*>(img.data())); break;
+    default: random_image_bits(t, o, rows, cols, seed, img.data()); break;
+  }
+  return img;
+}
+
 void fill_random(DeviceMatrix& m, std::uint64_t seed) {
-  from_host(m, random_values(m.dtype(), m.rows() * m.cols(), seed));
+  if (m.empty()) return;
+  std::vector<unsigned char> const img = random_image(m.dtype(), m.order(), m.rows(), m.cols(), seed);
+  upload_image(m, img.data());
 }
 
 void poison(DeviceMatrix& m) {

@@ -291,8 +291,12 @@ class DeviceMatrix {
 // 8-bit value that rounds to 0, gives 0.5 instead. Deterministic in (dtype, seed, logical column-major index);
 // the padding is left alone (NaN if poisoned first).
 void fill_random(DeviceMatrix&, std::uint64_t seed);
-// The host values fill_random writes, logical column-major (for tests).
+// The host values fill_random writes, logical column-major (for tests, and the fp64 reference).
 std::vector<double> random_values(DType, std::int64_t count, std::uint64_t seed);
+// The bits fill_random writes: random_values(t, rows * cols, seed) encoded in t (round to nearest
+// even), packed in storage order (o's contiguous extent fastest), size_of(t) bytes an element.
+// Each element is drawn in its place, so that no vector of doubles is made on the way.
+std::vector<unsigned char> random_image(DType t, Order o, std::int64_t rows, std::int64_t cols, std::uint64_t seed);
 // Per-tensor scales of an 8-bit gemm case, D = alpha (scale_a A)(scale_b B) + beta C (1 and 1: none).
 struct TensorScales {
   double a = 1, b = 1;

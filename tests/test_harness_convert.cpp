@@ -2,12 +2,14 @@
 #include <cuda_fp8.h>
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <map>
 #include <random>
-#include <vector>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "harness/harness.hpp"
 
@@ -166,6 +168,38 @@ TEST(HarnessConvert, RandomValues) {
     EXPECT_NE(random_values(t, 1000, 43), std::vector<double>(v.begin(), v.begin() + 1000));
   }
   EXPECT_TRUE(random_values(DType::f32, 0, 1).empty());
+}
+
+// random_image is random_values encoded, in storage order: element (r, c) of a row-major image at
+// r * cols + c, of a column-major one at r + c * rows, each the value of logical index r + c * rows.
+TEST(HarnessConvert, RandomImageIsRandomValuesInStorageOrder) {
+  auto encode = [](DType t, double x) -> std::uint32_t {
+    switch (t) {
+      case DType::f32: return std::bit_cast<std::uint32_t>(float(x));
+      case DType::f16: return double_to_f16(x);
+      case DType::bf16: return double_to_bf16(x);
+      case DType::e4m3: return double_to_e4m3(x, false);
+      default: return double_to_e5m2(x, false);
+    }
+  };
+  for (DType t : {DType::f32, DType::f16, DType::bf16, DType::e4m3, DType::e5m2})
+    for (Order o : {Order::col, Order::row})
+      for (auto [R, C] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {3, 5}, {70, 130}, {129, 64}, {1, 300}, {300, 1}}) {
+        SCOPED_TRACE(std::string(to_string(t)) + (o == Order::col ? " col " : " row ") + std::to_string(R) + "x" + std::to_string(C));
+        std::uint64_t const seed = 7 + std::uint64_t(R * 131 + C);
+        std::vector<double> const v = random_values(t, R * C, seed);
+        std::vector<unsigned char> const img = random_image(t, o, R, C, seed);
+        std::size_t const es = size_of(t);
+        ASSERT_EQ(img.size(), std::size_t(R * C) * es);
+        for (std::int64_t r = 0; r < R; ++r)
+          for (std::int64_t c = 0; c < C; ++c) {
+            std::int64_t const at = o == Order::col ? r + c * R : r * C + c;
+            std::uint32_t bits = 0;
+            std::memcpy(&bits, img.data() + std::size_t(at) * es, es);
+            ASSERT_EQ(bits, encode(t, v[std::size_t(r + c * R)])) << "element (" << r << ", " << c << ")";
+          }
+      }
+  EXPECT_TRUE(random_image(DType::bf16, Order::row, 0, 5, 1).empty());
 }
 
 // The 8-bit inputs: a uniform value in [-1, 1] rounded to the format, so each exact in it (its bits

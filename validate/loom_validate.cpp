@@ -428,14 +428,18 @@ struct Runner {
       std::uint64_t const s = h::case_seed(seed, p, c.misalign);
       h::CaseBuffers buf = h::make_buffers(p, c.misalign, s);
       // Padding and slack stay NaN: a kernel that reads them poisons its output.
-      // fill_random(m, seed) is from_host(m, random_values(...)); the host copies feed the fp64
-      // reference (the GPU test HarnessGpu.FillPoisonToHost checks that they match the device).
+      // fill_random(m, seed) writes random_values(...) (the GPU test HarnessGpu.FillPoisonToHost
+      // checks that they match the device); the fp64 reference takes those host values, and only it:
+      // a cuBLAS-referenced case draws its elements straight into the upload's image.
       bool const host_ref = r.reference == "host";
       auto fill = [&](h::DeviceMatrix& m, std::uint64_t sd, std::vector<double>* keep) {
         h::poison(m);
-        std::vector<double> v = h::random_values(m.dtype(), m.rows() * m.cols(), sd);
-        h::from_host(m, v);
-        if (keep && host_ref) *keep = std::move(v);
+        if (keep && host_ref) {
+          *keep = h::random_values(m.dtype(), m.rows() * m.cols(), sd);
+          h::from_host(m, *keep);
+        } else {
+          h::fill_random(m, sd);
+        }
       };
       std::vector<double> A, B, C;
       fill(buf.a, s * 4 + 0, &A);
