@@ -330,21 +330,6 @@ struct Args {
       if (t.kind[i] == Tile::kLayout) check_layout_shape(k, t.elem[i].shape);
     return t;
   }
-  // A layout that get_hier_coord reads backwards (also a thread layout, whose index it turns into a
-  // coordinate): unless each coordinate can be read back from its offset, CuTe's answer breaks
-  // get_hier_coord's contract (crd2idx of the coordinate is the index).
-  Layout invertible_layout(int k) const {
-    Layout l = layout(k);
-    bool ok = false;
-    try {
-      ok = loom::coords_from_offsets(l);
-    } catch (loom::LayoutError const&) {  // an extent past 64 bits: no stride can be its multiple
-    }
-    if (!ok)
-      fail(k, "coordinates cannot be read back from offsets: ordered by stride, the modes need positive "
-              "strides, each a multiple of the previous mode's stride times its shape (as in a compact layout)");
-    return l;
-  }
   IntTuple shape(int k) const {
     IntTuple s = parse(k, [](std::string_view s) { return loom::parse_shape(s); });
     check_shape(k, s);
@@ -509,6 +494,30 @@ std::string divide_warning(char const* op, Layout const& l, Tile const& t) {
     if (m.empty()) return "";
     return std::string(op) + ": the result is not A composed with (B, complement of B) point-wise: " + m +
            " (B's stride falls inside a mode of A without dividing it)";
+  });
+}
+
+// get_hier_coord (and so get_flat_coord, get_1d_coord and local_partition's thread index): the
+// coordinate c of index idx maps back to it, L(c) == idx, CuTe's postcondition. It holds for every
+// index of a layout whose coordinates can be read back from its offsets (coords_from_offsets:
+// ordered by stride, each stride a multiple of the extent below it), and such a layout never warns
+// (an index past its size wraps, as in CuTe). Another layout (not injective, or with strides that
+// do not chain) warns where this index's coordinate misses.
+std::string coord_warning(char const* op, char const* what, Layout const& l, i64 idx) {
+  return quietly([&]() -> std::string {
+    if (loom::coords_from_offsets(l)) return "";
+    IntTuple c = loom::get_hier_coord(l, idx);
+    std::string const head = std::string(op) + ": " + what + "'s coordinates cannot be read back from its offsets " +
+                             "(ordered by stride, each a multiple of the extent below it), and index " +
+                             std::to_string(idx) + "'s coordinate " + loom::to_string(c);
+    IntTuple fc = loom::flatten(loom::wrap(c)), fs = loom::flatten(loom::wrap(l.shape));
+    for (int i = 0; i < loom::rank(fc); ++i) {
+      i64 ci = loom::value(loom::get(fc, i)), si = loom::value(loom::get(fs, i));
+      if (ci < 0 || ci >= si) return head + " lies outside the shape " + loom::to_string(l.shape);
+    }
+    i64 back = l(c);
+    if (back == idx) return "";
+    return head + " maps back to " + std::to_string(back) + ", not to " + std::to_string(idx);
   });
 }
 
@@ -1030,15 +1039,16 @@ std::vector<Op> make_ops() {
   for (char const* name : {"get_hier_coord", "get_flat_coord", "get_1d_coord"}) {
     std::string n = name;
     ops.push_back({name,
-                   {{"L", "layout SHAPE:STRIDE whose coordinates follow from offsets, e.g. compact"}, {"IDX", "an offset of L, e.g. in [0, size(L)) when L is compact"}},
+                   {{"L", "layout SHAPE:STRIDE, e.g. compact (one whose coordinates do not follow from its offsets warns where the answer misses)"}, {"IDX", "an offset of L, e.g. in [0, size(L)) when L is compact"}},
                    n == "get_1d_coord" ? "an integer" : "a coordinate",
                    n == "get_hier_coord"   ? "get_hier_coord '(4,(2,4)):(1,(4,8))' 13"
                    : n == "get_flat_coord" ? "get_flat_coord '(4,(2,4)):(1,(4,8))' 13"
                                            : "get_1d_coord '(4,(2,4)):(8,(1,2))' 13",
                    [n](Args& a) {
-                     Layout l = a.invertible_layout(0);
+                     Layout l = a.layout(0);
                      i64 idx = a.integer(1);
                      a.blame = 0;
+                     a.warn(coord_warning(n.c_str(), "L", l, idx));
                      if (n == "get_hier_coord") return print(loom::get_hier_coord(l, idx));
                      if (n == "get_flat_coord") return print(loom::get_flat_coord(l, idx));
                      return print(loom::get_1d_coord(l, idx));
@@ -1085,10 +1095,11 @@ std::vector<Op> make_ops() {
                   {"STEP", "optional: projection, `_` drops a thread mode, e.g. (1,_)", true}},
                  "layout@offset", "local_partition '(8,8):(1,8)' '(2,4):(4,1)' 5", [](Args& a) {
                    Layout l = a.layout(0);
-                   Layout thr = a.invertible_layout(1);
+                   Layout thr = a.layout(1);
                    i64 idx = a.integer(2);
                    a.blame = 1;
                    a.warn(divide_warning("local_partition", l, Tile(loom::product_each(thr.shape))));
+                   a.warn(coord_warning("local_partition", "THR_LAYOUT", thr, idx));
                    if (!a.has(3)) {
                      a.blame = 1;
                      return print(loom::local_partition(l, thr, idx));

@@ -15,6 +15,9 @@ expect_warning '((2,6),5):((25,1),5)' 'logical_divide: |R(2) = 1' logical_divide
 expect_warning '(2,6):(25,1)@0' 'local_tile: |R(2) = 1' local_tile '(6,3):(5,1)' 12:5 0
 # composition: the README's own example, (4,4):(8,4) o 12:3 = (2,6):(24,4); A(B(2)) = A(6) = 8*2 + 4*1 = 20, R(2) = 4
 expect_warning '(2,6):(24,4)' 'composition: R is not A o B point-wise: R(2) = 4, but A(B(2)) = A(6) = 20' composition '(4,4):(8,4)' 12:3
+# a thread layout whose coordinates cannot be read back from its offsets: CuTe 4.7.0's partition
+# (the same here) is that of coordinate (1,0), which the thread layout maps to 2, not to thread 3
+expect_warning '(2,1):(8,0)@2' "local_partition: THR_LAYOUT's coordinates cannot be read back|index 3's coordinate (1,0) maps back to 2, not to 3" local_partition '(8,4):(2,16)' '(4,6):(2,6)' 3
 
 # The contract holds: no warning.
 expect '(2,4):(4,1)' left_inverse '(4,2):(2,1)'
