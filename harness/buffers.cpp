@@ -94,6 +94,16 @@ void for_blocks(std::int64_t R, std::int64_t C, F&& f) {
   });
 }
 
+// f(Bits()) with Bits the unsigned integer of t's element width: the host images' element type.
+template <class F>
+void with_bits(DType t, F&& f) {
+  switch (size_of(t)) {
+    case 4: return f(std::uint32_t());
+    case 2: return f(std::uint16_t());
+    default: return f(std::uint8_t());
+  }
+}
+
 // Packed host image of the stored elements in storage order (contiguous extent fastest), as raw
 // element bits.
 template <class Bits>
@@ -266,11 +276,9 @@ std::vector<double> random_values(DType t, std::int64_t count, std::uint64_t see
 std::vector<unsigned char> random_image(DType t, Order o, std::int64_t rows, std::int64_t cols, std::uint64_t seed) {
   std::int64_t const n = std::max<std::int64_t>(rows, 0) * std::max<std::int64_t>(cols, 0);
   std::vector<unsigned char> img(std::size_t(n) * size_of(t));
-  switch (size_of(t)) {
-    case 4: random_image_bits(t, o, rows, cols, seed, reinterpret_cast<std::uint32_t*>(img.data())); break;
-    case 2: random_image_bits(t, o, rows, cols, seed, reinterpret_cast<std::uint16_t*>(img.data())); break;
-    default: random_image_bits(t, o, rows, cols, seed, img.data()); break;
-  }
+  with_bits(t, [&](auto bits) {
+    random_image_bits(t, o, rows, cols, seed, reinterpret_cast<decltype(bits)*>(img.data()));
+  });
   return img;
 }
 
@@ -294,11 +302,7 @@ void from_host(DeviceMatrix& m, std::vector<double> const& v) {
     store_bits(m, v, img);
     upload_image(m, img.data());
   };
-  switch (size_of(m.dtype())) {
-    case 4: return store(std::uint32_t());
-    case 2: return store(std::uint16_t());
-    default: return store(std::uint8_t());
-  }
+  with_bits(m.dtype(), store);
 }
 
 std::vector<double> to_host(DeviceMatrix const& m) {
@@ -309,11 +313,7 @@ std::vector<double> to_host(DeviceMatrix const& m) {
     download_image(m, img.data());
     load_bits(m, img, v);
   };
-  switch (size_of(m.dtype())) {
-    case 4: load(std::uint32_t()); break;
-    case 2: load(std::uint16_t()); break;
-    default: load(std::uint8_t()); break;
-  }
+  with_bits(m.dtype(), load);
   return v;
 }
 
