@@ -105,7 +105,6 @@ declare -A last=()
 if [[ -f $times_file ]]; then
   while IFS=$'\t' read -r name secs; do [[ -n $name ]] && last[$name]=$secs; done <"$times_file"
 fi
-declare -A now=()
 job_start=$SECONDS
 step_n=0
 step_name=
@@ -123,14 +122,14 @@ step() {  # step NAME: ends the step before it, starts NAME
 step_end() {
   [[ -n $step_name ]] || return 0
   local took=$((SECONDS - step_start)) name=$step_name
-  now[$name]=$took
+  last[$name]=$took  # each step runs once: its estimate is no longer needed
   finished[$name]=$took
   echo "[$step_n/${#steps[@]}] $name: $(hms $took) (job: $(hms $((SECONDS - job_start))))" >&2
   step_name=
   # Kept as the steps end, so that an interrupted run still leaves estimates of what it finished
   # (and a resumed one keeps those of the steps it skipped).
   local k
-  for k in "${!last[@]}" "${!now[@]}"; do printf '%s\t%s\n' "$k" "${now[$k]:-${last[$k]}}"; done | sort -u >"$times_file"
+  for k in "${!last[@]}"; do printf '%s\t%s\n' "$k" "${last[$k]}"; done >"$times_file"
   { echo "$run_key"; for k in "${!finished[@]}"; do printf '%s\t%s\n' "$k" "${finished[$k]}"; done; } >"$done_file"
 }
 # skip_step NAME: with --resume, true (and one line) when an earlier run finished NAME.
