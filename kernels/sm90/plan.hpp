@@ -133,17 +133,17 @@ struct Machine {
   // 16-bit value: weighed with those, the model took 128x192 for the accurate mode where its two
   // pieces on a 2x1 cluster measured 10-25% slower than 128x144, and underrated the narrow tiles
   // of the fast mode. Fitted by loom-sm90-fit --only=8bit --rms-weight=1 (the accurate share held
-  // at or below the fast one) on kernels/sm90/fit/data/h100_8bit.csv: 22,000 forced e4m3 x e4m3
-  // plans of 622 problems, every built shape whole and split, on an H100 (docs/tuning/fp8.md,
-  // second round); the accurate shares of the six widest accurate shapes refitted on the same
-  // kind of timings of the fifth round's kernels, whose accurate tiles sped up unevenly (fp8.md,
-  // seventh round). The shares of shapes that bound neither compute nor the choice (the 16-wide
-  // ones at M = 1-64, where DRAM does) came out near 1 and mean little. Shapes not built for a
-  // mode (kernels/sm90/instances_8bit.hpp) are never weighed, and keep the 16-bit value. On the
-  // timed plans the fit halves the regret (fast 2.0% -> 1.1%, accurate 1.9% -> 0.9%), but
-  // `--sweep=llm` through gemm measured the same as with the 16-bit values (fast 0.940x against
-  // 0.942x cuBLASLt, accurate 0.781x against 0.784x, separate runs): the fastest timed plan is
-  // itself within 1-2% of the old picks there, so the kernel, not the choice, holds the gap.
+  // at or below the fast one) on 22,000 forced e4m3 x e4m3 plans of 622 problems, every built
+  // shape whole and split, on an H100 (docs/tuning/fp8.md, second round: the regret on the timed
+  // plans halved, fast 2.0% -> 1.1%, accurate 1.9% -> 0.9%, but `--sweep=llm` through gemm
+  // measured the same as with the 16-bit values). The accurate shares of the six widest accurate
+  // shapes were refitted on the fifth round's kernels, whose accurate tiles sped up unevenly: their
+  // rows of kernels/sm90/fit/data/h100_8bit.csv (90 problems) were retimed, the mean regret went
+  // 1.16% -> 0.85% there and 1.77% -> 1.03% on the held-out llm rows, and the 13 llm picks it
+  // changed measured 2.4% faster in one run (fp8.md, seventh round). The shares of shapes that
+  // bound neither compute nor the choice (the 16-wide ones at M = 1-64, where DRAM does) came out
+  // near 1 and mean little. Shapes not built for a mode (kernels/sm90/instances_8bit.hpp) are
+  // never weighed, and keep the 16-bit value.
   double efficiency_8bit[kTileShapeCount] = {0.873, 0.744, 0.9742, 0.9927, 0.9759, 0.6826, 0.9751, 0.873,
                                              0.65, 0.7998, 0.873, 0.25, 0.45, 0.58, 0.6, 0.6,
                                              0.62, 0.7431, 0.88, 0.72, 0.77, 0.62, 0.68, 0.66,
