@@ -233,15 +233,20 @@ __device__ __forceinline__ bool mbarrier_try_wait(Barrier bar, unsigned parity) 
 
 // mbarrier.try_wait.parity until the phase of parity `parity` has completed (9.7.13.15.16).
 // A kernel bug that never completes the phase would hang the GPU; after about 2^36 cycles (about
-// 35 s at 2 GHz, far beyond any legitimate wait) the wait traps instead, so that the launch fails
-// with an error rather than sticking. With 2^32 cycles (2 s), sm90 trapped at random under
+// 35 s at 2 GHz, far beyond any legitimate wait) the wait stops the warp instead, so that the launch
+// fails with an error rather than sticking. With 2^32 cycles (2 s), sm90 trapped at random under
 // compute-sanitizer's racecheck, whose instrumentation slows every wait.
+// The stop is `brkpt` (9.7.19.1), not `trap` (9.7.19.4): both assemble to the same BPT.TRAP, but
+// ptxas takes a `trap` as a point the warp never returns from and, for a kernel that has one on a
+// consumer's waits, allocated the consumers no more than about 176 registers after setmaxnreg had
+// given them 232 (the accurate 8-bit loop with two partials spilled 656 bytes; with `brkpt`, none,
+// at 220 registers). Under a debugger, `brkpt` stops there instead.
 __device__ __forceinline__ void mbarrier_wait(Barrier bar, unsigned parity) {
 #if LOOM_SM90A_ENABLED
   if (mbarrier_try_wait(bar, parity)) return;
   long long const start = clock64();
   while (!mbarrier_try_wait(bar, parity))
-    if (clock64() - start > (1ll << 36)) __trap();
+    if (clock64() - start > (1ll << 36)) asm volatile("brkpt;");
 #else
   (void)bar, (void)parity;
   LOOM_SM90A_UNSUPPORTED();
