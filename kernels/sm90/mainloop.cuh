@@ -167,7 +167,9 @@ struct ConsumerMma {
   // number of k tiles, each partial's error bounded by 128 products. The wait for the partial
   // leaves the tensor cores to the other warpgroup (kLag apart) meanwhile; the stage is released as
   // soon as its wgmmas are done. (cuBLASLt's accurate kernel at 128x128 has the same structure:
-  // one partial, a drain each k tile, 168 registers; docs/tuning/fp8.md, fifth round.)
+  // one partial, a drain each k tile, 168 registers; docs/tuning/fp8.md, fifth round.) With
+  // tensor scales, a tile up to 128 wide keeps two partials instead (kTwoPartials): one k tile's
+  // wgmmas run while the k tile before is added, so that the drain waits for them alone.
   //
   // A tile wider than 144 columns computes its partial in kPieces column pieces of kPieceN (each
   // m64n<kPieceN>k32 over B's rows [h kPieceN, (h+1) kPieceN), whose accumulators are acc's
@@ -192,6 +194,10 @@ struct ConsumerMma {
   // kBlock: the block scales' loop, a copy of its own (the caller picks one by Params::block_scale),
   // so that the tensor scales' loop keeps its registers; only where the tile takes block scales.
   static constexpr bool kTakesBlockScales = tile_takes_block_scales(Cfg::T::kTileShape);
+  // The tensor scales' loop keeps two partials where they fit the consumers' 232 registers (acc
+  // and two partials of up to 64 a thread: 128 wide); with block scales, two partials measured
+  // 2-10% slower than one (docs/tuning/fp8.md, tenth round), so that loop keeps one.
+  static constexpr bool kTwoPartials = Cfg::kBN <= 128;
   template <bool kBlock, class Acc>
   __device__ __forceinline__ void mma_promoted(TileScheduler::Work const& wk, Ring<kStages>& ring, Acc& acc, Part& part,
                                                Params const& p) {
@@ -252,6 +258,65 @@ struct ConsumerMma {
     // only where the try found it not yet there. (Waited for after the addition, on the path from
     // the drain to the next wgmmas, it and the descriptors' arithmetic made the gap between one k
     // tile's wgmmas and the next: docs/tuning/fp8.md, fifth round.)
+    if constexpr (!block && kPieces == 1 && kTwoPartials) {
+      // Two partials: k tile kt's wgmmas go into one while k tile kt - 1's, in the other, are
+      // waited for (wgmma_wait_group<1>) and added, so that a warpgroup keeps a group of wgmmas
+      // queued while it adds. The k tiles go in pairs (part, then other) so that every register
+      // index is a constant; the first k tile is peeled, the last one or two finished after the loop.
+      static_assert(kWgLag <= 1, "warpgroup 0 sets the lag after its first k tile");
+      Part other;
+      // q: which partial (0: part, 1: other), a template argument so that every register is named.
+      auto issue = [&]<int q>() {
+        Part& dst = q == 0 ? part : other;
+        int const s = ring.stage;
+        pl.consumer_wait(ring);
+        wgmma_fence();
+#pragma unroll
+        for (int step = 0; step < Cfg::kKSteps; ++step) {
+          unsigned long long const da = plus(enc_a, unsigned(s * A::kDescPerStage + step * A::kDescPerStep));
+          unsigned long long const db = plus(enc_b, unsigned(s * B::kDescPerStage + step * B::kDescPerStep));
+          wgmma_ss_k32<kType, kTypeB, kPieceN>(dst.data, da, db, step != 0 ? 1 : 0);
+        }
+        wgmma_commit_group();
+        ring.advance();
+        return s;
+      };
+      auto add = [&]<int q>(int stage) {
+        Part& src = q == 0 ? part : other;
+        wgmma_fence_operand(src.data);
+        pl.consumer_release(stage, signals);
+#pragma unroll
+        for (int i = 0; i < kPieceN / 2; ++i) acc.data[i] += src.data[i];
+      };
+      int s0 = issue.template operator()<0>(), s1 = 0;
+      if (kWgLag > 0 && w == 0 && !started) {  // warpgroup 0 leads by the k tile just issued (kLag is 1)
+        if (signals) mbarrier_arrive_cluster(pipe.smem.start(), rank);
+        started = true;
+      }
+      // The loop leaves where the k tiles end, with only the last drain in the branch (a wgmma
+      // issued in a branch made ptxas serialize them all: C7518).
+      for (int kt = wk.k_begin + 1;;) {
+        if (kt == wk.k_end) {
+          wgmma_wait_group<0>();
+          add.template operator()<0>(s0);
+          break;
+        }
+        s1 = issue.template operator()<1>();
+        wgmma_wait_group<1>();
+        add.template operator()<0>(s0);
+        if (++kt == wk.k_end) {
+          wgmma_wait_group<0>();
+          add.template operator()<1>(s1);
+          break;
+        }
+        s0 = issue.template operator()<0>();
+        wgmma_wait_group<1>();
+        add.template operator()<1>(s1);
+        ++kt;
+      }
+      started = true;  // warpgroup 1 too: the lag is set once
+      return;
+    }
     bool landed = false;
     for (int kt = wk.k_begin; kt < wk.k_end; ++kt) {
       int const s = ring.stage;
