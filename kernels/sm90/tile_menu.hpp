@@ -123,7 +123,9 @@ constexpr int tile_cluster(TileShape t) { return t.cluster_m * t.cluster_n; }
 constexpr int kWholePartialMaxBN = 144;
 // Whether the tile takes 8-bit block scales: a whole partial only. The two-piece 128x192, with the
 // scales' registers beside its two sets of accumulators, spilled 100-150 bytes (with the scales
-// loaded into registers before the stage's wait, and with them read from L1 after the wgmmas alike).
+// loaded into registers before the stage's wait, and with them read from L1 after the wgmmas alike),
+// while the mbarrier wait's watchdog was a `trap`, which held the consumers near 176 registers
+// (docs/tuning/fp8.md, tenth round); not tried since.
 constexpr bool tile_takes_block_scales(TileShape t) { return t.bn <= kWholePartialMaxBN; }
 // Whether tile shape t is built for A and B of these majornesses (k-major or not), so that the plan
 // may take it: the list kernels/CMakeLists.txt instantiates (test Sm90Instances checks it).
