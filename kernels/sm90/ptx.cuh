@@ -40,7 +40,7 @@
 //
 // Per-thread (not collective):
 //   mbarrier_init(Barrier, count), fence_mbarrier_init_cluster(), mbarrier_arrive_expect_tx(Barrier, bytes),
-//   mbarrier_arrive_cluster(Barrier, cta), mbarrier_wait(Barrier, parity)   (traps after ~2^36 cycles)
+//   mbarrier_arrive_cluster(Barrier, cta), mbarrier_wait(Barrier, parity)   (brkpt after ~2^36 cycles)
 //   mbarrier_try_wait(Barrier, parity)                                 (one try: whether it completed)
 //   cluster_ctarank(), cluster_arrive_relaxed(), cluster_wait()         (the last two: every thread)
 //   tma_load_2d(SmemBuffer dst, tmap, Barrier, c0, c1), tma_load_2d_multicast(..., cta_mask),
