@@ -288,32 +288,28 @@ struct ConsumerMma {
 #pragma unroll
         for (int i = 0; i < kPieceN / 2; ++i) acc.data[i] += src.data[i];
       };
-      int s0 = issue.template operator()<0>(), s1 = 0;
+      int stage[2] = {issue.template operator()<0>(), 0};  // each partial's k tile's stage
       if (kWgLag > 0 && w == 0 && !started) {  // warpgroup 0 leads by the k tile just issued (kLag is 1)
         if (signals) mbarrier_arrive_cluster(pipe.smem.start(), rank);
         started = true;
       }
-      // The loop leaves where the k tiles end, with only the last drain in the branch (a wgmma
-      // issued in a branch made ptxas serialize them all: C7518).
-      for (int kt = wk.k_begin + 1;;) {
+      // k tile kt into partial q while partial 1 - q's k tile is added; true where the k tiles have
+      // ended (only the last drain is in the branch: a wgmma issued in a branch made ptxas serialize
+      // them all, C7518).
+      auto step = [&]<int q>(int& kt) {
         if (kt == wk.k_end) {
           wgmma_wait_group<0>();
-          add.template operator()<0>(s0);
-          break;
+          add.template operator()<1 - q>(stage[1 - q]);
+          return true;
         }
-        s1 = issue.template operator()<1>();
+        stage[q] = issue.template operator()<q>();
         wgmma_wait_group<1>();
-        add.template operator()<0>(s0);
-        if (++kt == wk.k_end) {
-          wgmma_wait_group<0>();
-          add.template operator()<1>(s1);
-          break;
-        }
-        s0 = issue.template operator()<0>();
-        wgmma_wait_group<1>();
-        add.template operator()<1>(s1);
+        add.template operator()<1 - q>(stage[1 - q]);
         ++kt;
-      }
+        return false;
+      };
+      for (int kt = wk.k_begin + 1;;)
+        if (step.template operator()<1>(kt) || step.template operator()<0>(kt)) break;
       started = true;  // warpgroup 1 too: the lag is set once
       return;
     }
