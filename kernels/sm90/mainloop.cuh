@@ -261,8 +261,8 @@ struct ConsumerMma {
     if constexpr (!block && kPieces == 1 && kTwoPartials) {
       // Two partials: k tile kt's wgmmas go into one while k tile kt - 1's, in the other, are
       // waited for (wgmma_wait_group<1>) and added, so that a warpgroup keeps a group of wgmmas
-      // queued while it adds. The k tiles go in pairs (part, then other) so that every register
-      // index is a constant; the first k tile is peeled, the last one or two finished after the loop.
+      // queued while it adds. The k tiles alternate between the two (part, then other) in a loop
+      // unrolled by two so that every register index is a constant; the first k tile is peeled.
       static_assert(kWgLag <= 1, "warpgroup 0 sets the lag after its first k tile");
       Part other;
       // q: which partial (0: part, 1: other), a template argument so that every register is named.
