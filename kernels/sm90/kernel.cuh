@@ -58,9 +58,13 @@ struct Empty {};
 // peer's last arrival on it, so no peer touches its shared memory once it exits.
 // kPromote: 8-bit inputs' accurate mode (ConsumerMma::mma_promoted), a kernel of its own: in one
 // with both main loops, the promotion's additions define registers that the other loop's wgmmas
-// accumulate into, and ptxas serializes every wgmma of the kernel (C7515).
-template <class Cfg, WgmmaType kType, WgmmaType kTypeB = kType, bool kPromote = false>
+// accumulate into, and ptxas serializes every wgmma of the kernel (C7515). kBlock: its block
+// scales' loop (Params::block_scale), a kernel of its own too: in one with the tensor scales'
+// two-partial loop, ptxas allocated and scheduled the block loop for the other's registers, and it
+// ran 8-10% slower than alone (docs/tuning/fp8.md, eleventh round).
+template <class Cfg, WgmmaType kType, WgmmaType kTypeB = kType, bool kPromote = false, bool kBlock = false>
 __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_sm90_kernel(__grid_constant__ Params const p) {
+  static_assert(!kBlock || kPromote, "block scales need the accurate mode");
 #if LOOM_SM90A_ENABLED
   static_assert(shared_storage_valid<Cfg>());
   extern __shared__ unsigned char smem_raw[];
@@ -108,14 +112,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_sm90_kernel(__grid_cons
   for (int u = sched.first(int(blockIdx.x) / Cfg::kCluster); u < sched.units; u += sched.step()) {
     TileScheduler::Work const wk = sched.work(u, rank);
     if (wk.k_begin == wk.k_end) continue;  // a stream-K cluster's unit past its range's last piece
-    if constexpr (kPromote) {
-      if constexpr (decltype(mainloop)::kTakesBlockScales) {
-        if (p.block_scale) mainloop.template mma_promoted<true>(wk, ring, acc, part, p);
-        else mainloop.template mma_promoted<false>(wk, ring, acc, part, p);
-      } else {
-        mainloop.template mma_promoted<false>(wk, ring, acc, part, p);  // the launcher refuses block scales here
-      }
-    }
+    if constexpr (kPromote) mainloop.template mma_promoted<kBlock>(wk, ring, acc, part, p);
     else mainloop.mma(wk, ring, acc);
     if (wk.m >= sched.tiles_m || wk.n >= sched.tiles_n) continue;  // a cluster's second tile may lie past M or N
     if (wk.splits > 1) {
@@ -128,8 +125,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_sm90_kernel(__grid_cons
     // linear), read when the tile is stored so that no register holds them through the main loop.
     // Block scales were applied to each k tile's partial (ConsumerMma::mma_promoted).
     float alpha = p.ep.alpha;
-    if constexpr (Cfg::kElemBytes == 1)
-      if (!p.block_scale) alpha *= (p.scale_a ? *p.scale_a : 1.f) * (p.scale_b ? *p.scale_b : 1.f);
+    if constexpr (Cfg::kElemBytes == 1 && !kBlock) alpha *= (p.scale_a ? *p.scale_a : 1.f) * (p.scale_b ? *p.scale_b : 1.f);
     store_tile<Cfg>(p, smem, acc, wk.m, wk.n, w, tid - 128, stores, alpha);
   }
   // The last TMA stores have read their buffers before the CTA's shared memory goes (their writes

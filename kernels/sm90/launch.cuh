@@ -152,9 +152,9 @@ std::string tma_maps(Args const& args, CUtensorMap* a, CUtensorMap* b) {
   return operand_maps<Config<TileConfig<kShape>, kAK, kBK>>(args, a, b);
 }
 
-template <class Cfg, WgmmaType kType, WgmmaType kTypeB = kType, bool kPromote = false>
+template <class Cfg, WgmmaType kType, WgmmaType kTypeB = kType, bool kPromote = false, bool kBlock = false>
 cudaError_t launch_kernel(Params const& p, bool after_reset, cudaStream_t stream) {
-  auto* kernel = gemm_sm90_kernel<Cfg, kType, kTypeB, kPromote>;
+  auto* kernel = gemm_sm90_kernel<Cfg, kType, kTypeB, kPromote, kBlock>;
   constexpr int kSmemBytes = SharedStorage<Cfg>::kSmemBytes;
   static std::atomic<std::uint64_t> attr_set{0};  // per device: kernels/per_device.hpp
   if (cudaError_t const e = once_per_device(attr_set, [&] {
@@ -242,6 +242,8 @@ cudaError_t launch_instance_fp8(Args const& args, Schedule const& sched, cudaStr
   }
   Params p{};
   if (cudaError_t const e = fill_params<Cfg>(args, sched, refusal, &p); e != cudaSuccess) return e;
+  if constexpr (kPromote && tile_takes_block_scales(Cfg::T::kTileShape))
+    if (args.block_scale) return launch_kernel<Cfg, kTA, kTB, true, true>(p, args.after_reset, stream);
   return launch_kernel<Cfg, kTA, kTB, kPromote>(p, args.after_reset, stream);
 }
 

@@ -191,8 +191,9 @@ struct ConsumerMma {
   // across the warpgroup: the tile spans kScaleBlocks of B's blocks at most (one where BN divides
   // 128), and group g is in the second from group g1 = (128 - n0 % 128) / 8 on.
   static constexpr int kScaleBlocks = (128 - std::gcd(Cfg::kBN, 128) + Cfg::kBN + 127) / 128;
-  // kBlock: the block scales' loop, a copy of its own (the caller picks one by Params::block_scale),
-  // so that the tensor scales' loop keeps its registers; only where the tile takes block scales.
+  // kBlock: the block scales' loop, in a kernel of its own (kernels/sm90/kernel.cuh's kBlock: the
+  // launcher picks it by Params::block_scale), so that neither loop is allocated for the other's
+  // registers; only where the tile takes block scales.
   static constexpr bool kTakesBlockScales = tile_takes_block_scales(Cfg::T::kTileShape);
   // The tensor scales' loop keeps two partials where they fit the consumers' 232 registers (acc
   // and two partials of up to 64 a thread: 128 wide); with block scales, two partials measured
