@@ -193,11 +193,13 @@ TEST(Sm90Fp8Device, PerTensorScalesOnRaggedShapes) {
                         Case{1, WgmmaType::kE4M3, WgmmaType::kE4M3, 129, 1031, 4096, 3, DType::f32, 0.75f, 0.25f, 3.f},
                         Case{1, WgmmaType::kE5M2, WgmmaType::kE4M3, 200, 384, 777, 1, DType::bf16, 1.f, 0.125f, 4.f},
                         Case{0, WgmmaType::kE4M3, WgmmaType::kE4M3, 640, 1100, 2048, 1, DType::bf16, 1.f, 1.f, 0.5f},
-                        // The accurate mode: whole, split, 128x144 (one CTA a cluster) and 128x192 (two column pieces).
+                        // The accurate mode: whole, split, 128x144 (one CTA a cluster), 128x192 and 128x256 (two
+                        // column pieces).
                         Case{1, WgmmaType::kE4M3, WgmmaType::kE4M3, 300, 520, 1000, 1, DType::bf16, 1.5f, 0.5f, 2.f, true},
                         Case{1, WgmmaType::kE5M2, WgmmaType::kE4M3, 129, 1031, 4096, 3, DType::f32, 0.75f, 0.25f, 3.f, true},
                         Case{17, WgmmaType::kE4M3, WgmmaType::kE4M3, 200, 400, 1500, 1, DType::f32, 1.f, 1.f, 1.f, true},
-                        Case{7, WgmmaType::kE4M3, WgmmaType::kE4M3, 300, 700, 2000, 1, DType::bf16, 1.f, 2.f, 0.5f, true}})
+                        Case{7, WgmmaType::kE4M3, WgmmaType::kE4M3, 300, 700, 2000, 1, DType::bf16, 1.f, 2.f, 0.5f, true},
+                        Case{0, WgmmaType::kE4M3, WgmmaType::kE4M3, 520, 1100, 3000, 2, DType::bf16, 1.f, 0.5f, 2.f, true}})
     run_case(c);
 }
 
