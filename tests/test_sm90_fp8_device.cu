@@ -51,7 +51,8 @@ cudaError_t launch(Case const& c, Args const& args, Schedule const& s, Refusal* 
   if (c.shape == 5) return launch_instance_fp8<5, k43, k43, true>(args, s, nullptr, r);
   if (c.shape == 3) return launch_instance_fp8<3, k43, k43, true>(args, s, nullptr, r);
   if (c.shape == 7) return launch_instance_fp8<7, k43, k43, true>(args, s, nullptr, r);
-  return launch_instance_fp8<0, k43, k43, false>(args, s, nullptr, r);
+  return c.promote ? launch_instance_fp8<0, k43, k43, true>(args, s, nullptr, r)
+                   : launch_instance_fp8<0, k43, k43, false>(args, s, nullptr, r);
 }
 
 double decode(WgmmaType t, std::uint8_t b) {
