@@ -174,7 +174,8 @@ struct ConsumerMma {
   // A tile wider than 144 columns computes its partial in kPieces column pieces of kPieceN (each
   // m64n<kPieceN>k32 over B's rows [h kPieceN, (h+1) kPieceN), whose accumulators are acc's
   // registers [h kPieceN/2, (h+1) kPieceN/2): the wgmma's D is (2,2,N/8), column groups of 8
-  // last), so that `part` holds one piece: 128x192 keeps 96 + 48 accumulators a thread, not 192.
+  // last), so that `part` holds one piece: 128x192 keeps 96 + 48 accumulators a thread, not 192,
+  // and 128x256 128 + 64.
   // acc is zeroed first and every piece added (a first-tile copy instead doubled the code that
   // holds both sets live: 432 bytes of spills at 128x192 against 8).
   static constexpr int kPieces = Cfg::kBN > kWholePartialMaxBN ? 2 : 1;
