@@ -59,9 +59,10 @@ struct Empty {};
 // kPromote: 8-bit inputs' accurate mode (ConsumerMma::mma_promoted), a kernel of its own: in one
 // with both main loops, the promotion's additions define registers that the other loop's wgmmas
 // accumulate into, and ptxas serializes every wgmma of the kernel (C7515). kBlock: its block
-// scales' loop (Params::block_scale), a kernel of its own too: in one with the tensor scales'
-// two-partial loop, ptxas allocated and scheduled the block loop for the other's registers, and it
-// ran 8-10% slower than alone (docs/tuning/fp8.md, eleventh round).
+// scales' loop, a kernel of its own too, which the launcher picks for a call with block scales
+// (Args::block_scale): in one with the tensor scales' two-partial loop, ptxas allocated and
+// scheduled the block loop for the other's registers, and it ran 8-10% slower than alone
+// (docs/tuning/fp8.md, eleventh round).
 template <class Cfg, WgmmaType kType, WgmmaType kTypeB = kType, bool kPromote = false, bool kBlock = false>
 __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_sm90_kernel(__grid_constant__ Params const p) {
   static_assert(!kBlock || kPromote, "block scales need the accurate mode");

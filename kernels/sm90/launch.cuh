@@ -49,7 +49,7 @@ struct Args {
   float const* scale_b = nullptr;
   DType type_a = DType::bf16, type_b = DType::bf16;  // A's and B's types (the 8-bit path's pair)
   bool promote = false;  // 8-bit inputs: the accurate mode (launch_instance_fp8's kPromote)
-  // 8-bit block scales (Params::block_scale): scale_a and scale_b are the arrays of loom/gemm.hpp's
+  // 8-bit block scales (the kBlock kernel, Params::a_rows and b_ld): scale_a and scale_b are the arrays of loom/gemm.hpp's
   // GemmScales; rows_scale_a: scale_a is the per-row one (the problem's A as the kernel's A), which
   // the kernel needs (a swapped or traded orientation flips it).
   bool block_scale = false;
@@ -207,7 +207,6 @@ cudaError_t fill_params(Args const& args, Schedule const& sched, Refusal* refusa
   p->arrivals = args.arrivals;
   p->scale_a = args.scale_a;
   p->scale_b = args.scale_b;
-  p->block_scale = args.block_scale;
   if (args.block_scale) {
     if (!args.rows_scale_a) return fail("sm90: block scales with B's per-row scales as the kernel's A (a plan of the wrong orientation)");
     p->a_rows = int(args.ga.shape[0]);

@@ -184,7 +184,7 @@ struct ConsumerMma {
   struct Part {
     float data[kPieceN / 2];
   };
-  // Block scales (Params::block_scale, ScaleMode::block): each k tile's partial is added times its
+  // Block scales (ScaleMode::block, the kBlock kernel): each k tile's partial is added times its
   // scales, acc += part * sA(row, kt) * sB(col / 128, kt), which the k tile of 128 elements makes one
   // scale of A a row and one of B a column block. A thread's accumulators lie on two rows (the D
   // fragment (2,2,BN/8): mode 1 steps 8 rows) and on column groups of 8 that never straddle a
@@ -193,7 +193,7 @@ struct ConsumerMma {
   // 128), and group g is in the second from group g1 = (128 - n0 % 128) / 8 on.
   static constexpr int kScaleBlocks = (128 - std::gcd(Cfg::kBN, 128) + Cfg::kBN + 127) / 128;
   // kBlock: the block scales' loop, in a kernel of its own (kernels/sm90/kernel.cuh's kBlock: the
-  // launcher picks it by Params::block_scale), so that neither loop is allocated for the other's
+  // launcher picks it by Args::block_scale), so that neither loop is allocated for the other's
   // registers; only where the tile takes block scales.
   static constexpr bool kTakesBlockScales = tile_takes_block_scales(Cfg::T::kTileShape);
   // The tensor scales' loop keeps two partials where they fit the consumers' 232 registers (acc

@@ -31,8 +31,8 @@ struct Params {
   // scale_a holds one fp32 per row of A and k tile, row r's k tile kt at scale_a[r + kt*a_rows]; scale_b
   // one per 128 x 128 block of B, block (n/128, kt) at scale_b[(n/128)*b_ld + kt]. The kernel's k tile
   // is 128 of K, so each tile's partial takes one scale of A a row and one of B a block of columns.
-  // A swapped plan never carries them (the plan keeps A the operand of the per-row scales).
-  bool block_scale;
+  // A swapped plan never carries them (the plan keeps A the operand of the per-row scales). Read by
+  // the block scales' kernel alone (gemm_sm90_kernel's kBlock, which the launcher picks for them).
   int a_rows;  // M as the kernel sees it: the k tile stride of scale_a
   int b_ld;    // loom::block_scale_ld(K)
 };
