@@ -121,13 +121,12 @@ constexpr int tile_cluster(TileShape t) { return t.cluster_m * t.cluster_n; }
 // 8-bit inputs' accurate mode: a tile up to this wide computes each k tile's partial whole; a wider
 // one in two column pieces (kernels/sm90/mainloop.cuh's mma_promoted).
 constexpr int kWholePartialMaxBN = 144;
-// Whether the tile takes 8-bit block scales: a whole partial only. The two-piece 128x192, with the
-// scales' registers beside its two sets of accumulators, spilled 100-150 bytes (with the scales
-// loaded into registers before the stage's wait, and with them read from L1 after the wgmmas alike),
-// while the mbarrier wait's watchdog was a `trap`, which held the consumers near 176 registers
-// (docs/tuning/fp8.md, tenth round). With the `brkpt` and the block scales' own kernel it compiles
-// without a spill (128x256 spills 64 bytes; eleventh round): not yet run on a GPU, so not offered.
-constexpr bool tile_takes_block_scales(TileShape t) { return t.bn <= kWholePartialMaxBN; }
+// Whether the tile takes 8-bit block scales. Up to 192 wide: 128x192's two pieces of 96 beside the
+// scales compile without a spill in the block scales' own kernel (kernels/sm90/kernel.cuh's kBlock);
+// 128x256's spilled 64 bytes (148 loaded, some in the k loop), so it takes none. (While the
+// watchdog was a `trap` and both loops shared one kernel, the two-piece 128x192 spilled 100-150 bytes
+// with block scales: docs/tuning/fp8.md, tenth round.)
+constexpr bool tile_takes_block_scales(TileShape t) { return t.bn <= 192; }
 // Whether tile shape t is built for A and B of these majornesses (k-major or not), so that the plan
 // may take it: the list kernels/CMakeLists.txt instantiates (test Sm90Instances checks it).
 constexpr bool tile_takes(TileShape t, bool a_k_major, bool b_k_major) {
