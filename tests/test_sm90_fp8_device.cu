@@ -206,7 +206,7 @@ TEST(Sm90Fp8Device, PerTensorScalesOnRaggedShapes) {
 
 // Block scales (ScaleMode::block) on the accurate mode's tiles that take them: 128x128 on its 2x1
 // cluster whole and split, the mixed pair, 128x144 (whose tiles straddle B's 128-column blocks), the
-// 64-row tiles, 128x192 (two pieces; tiles that start mid-block); K not a multiple of 128 (a partial
+// 64-row tiles, 128x192 (two pieces; tiles that start mid-block), 128x256 (four pieces); K not a multiple of 128 (a partial
 // last block), M and N ragged.
 TEST(Sm90Fp8Device, BlockScalesOnRaggedShapes) {
   if (!have_sm90()) GTEST_SKIP() << "needs a compute capability 9.0 GPU";
@@ -224,18 +224,19 @@ TEST(Sm90Fp8Device, BlockScalesOnRaggedShapes) {
                         block(5, WgmmaType::kE4M3, 70, 333, 300, 1, DType::f32, 1.f),
                         block(3, WgmmaType::kE4M3, 130, 50, 513, 1, DType::f32, 1.f),
                         block(7, WgmmaType::kE4M3, 300, 700, 2000, 1, DType::bf16, 1.f),
-                        block(7, WgmmaType::kE4M3, 129, 1031, 1500, 3, DType::f32, 0.5f)})
+                        block(7, WgmmaType::kE4M3, 129, 1031, 1500, 3, DType::f32, 0.5f),
+                        block(0, WgmmaType::kE4M3, 520, 1100, 3000, 2, DType::bf16, 1.f)})
     run_case(c);
 }
 
-// 128x256 takes no block scales (tile_takes_block_scales): its launcher refuses them rather than
-// run the tensor scales' loop.
-TEST(Sm90Fp8Device, BlockScalesRefusedWhereTheTileTakesNone) {
+// The fast mode takes no block scales (each k tile's partial is scaled as it is promoted): a fast
+// instance's launcher refuses them rather than run its loop unscaled.
+TEST(Sm90Fp8Device, BlockScalesRefusedByTheFastMode) {
   Args args{};
-  args.promote = true, args.block_scale = true;
+  args.promote = false, args.block_scale = true;
   Refusal r;
   Schedule const s = make_schedule(kTileShapes[0], 256, 256, 256, 1, false, Residency::of_sms(132).wave(1), false, k_tile_of(1));
-  EXPECT_EQ((launch_instance_fp8<0, WgmmaType::kE4M3, WgmmaType::kE4M3, true>(args, s, nullptr, &r)), cudaErrorInvalidConfiguration);
+  EXPECT_EQ((launch_instance_fp8<0, WgmmaType::kE4M3, WgmmaType::kE4M3, false>(args, s, nullptr, &r)), cudaErrorInvalidConfiguration);
   EXPECT_FALSE(r.tma);
   EXPECT_NE(r.why.find("block scales"), std::string::npos) << r.why;
 }

@@ -236,7 +236,9 @@ cudaError_t launch_instance_fp8(Args const& args, Schedule const& sched, cudaStr
     return cudaErrorInvalidConfiguration;
   }
   if (args.block_scale && !(kPromote && tile_takes_block_scales(Cfg::T::kTileShape))) {
-    if (refusal) refusal->tma = false, refusal->why = std::string("sm90: tile ") + Cfg::T::kTileShape.name + " takes no block scales";
+    if (refusal)
+      refusal->tma = false, refusal->why = kPromote ? std::string("sm90: tile ") + Cfg::T::kTileShape.name + " takes no block scales"
+                                                    : std::string("sm90: block scales need the accurate mode, not the fast one");
     return cudaErrorInvalidConfiguration;
   }
   Params p{};

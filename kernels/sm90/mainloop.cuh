@@ -29,6 +29,7 @@
 #pragma once
 
 #include <numeric>
+#include <utility>
 
 #include "kernels/sm90/config.cuh"
 #include "kernels/sm90/params.cuh"
@@ -315,6 +316,15 @@ struct ConsumerMma {
       started = true;  // warpgroup 1 too: the lag is set once
       return;
     }
+    // Block scales on a 256-wide tile: four pieces of 64, a partial of 32 registers a thread, not
+    // two of 128 (whose 64, beside the scales and 128 accumulators, spilled 64 bytes).
+    constexpr int kP = block && Cfg::kBN > 192 ? 4 : kPieces, kPN = Cfg::kBN / kP;
+    constexpr i64 kDescPP = kP == kPieces ? kDescPerPiece : gmma_desc_offset(B::kSmem, B::kBits, make_shape(kPN, 0, 0));
+    float local_part[kP == kPieces ? 1 : kPN / 2];
+    auto& pd = [&]() -> auto& {
+      if constexpr (kP == kPieces) return part.data;
+      else return local_part;
+    }();
     bool landed = false;
     for (int kt = wk.k_begin; kt < wk.k_end; ++kt) {
       int const s = ring.stage;
@@ -331,37 +341,38 @@ struct ConsumerMma {
 #pragma unroll
         for (int step = 0; step < Cfg::kKSteps; ++step) {
           unsigned long long const da = plus(enc_a, unsigned(s * A::kDescPerStage + step * A::kDescPerStep));
-          unsigned long long const db = plus(enc_b, unsigned(s * B::kDescPerStage + step * B::kDescPerStep + h * kDescPerPiece));
-          wgmma_ss_k32<kType, kTypeB, kPieceN>(part.data, da, db, step != 0 ? 1 : 0);
+          unsigned long long const db = plus(enc_b, unsigned(s * B::kDescPerStage + step * B::kDescPerStep + h * kDescPP));
+          wgmma_ss_k32<kType, kTypeB, kPN>(pd, da, db, step != 0 ? 1 : 0);
         }
         wgmma_commit_group();
-        if (h == kPieces - 1) {
+        if (h == kP - 1) {
           Ring<kStages> after_this = ring;
           after_this.advance();
           landed = kt + 1 < wk.k_end && pl.consumer_try(after_this);
         }
         wgmma_wait_group<0>();
-        wgmma_fence_operand(part.data);
-        if (h == kPieces - 1) pl.consumer_release(s, signals);
-        constexpr int kBase = h * (kPieceN / 2);
+        wgmma_fence_operand(pd);
+        if (h == kP - 1) pl.consumer_release(s, signals);
+        constexpr int kBase = h * (kPN / 2);
         if constexpr (block) {
           int const g1 = kScaleBlocks == 2 ? at.g1 : 0;
 #pragma unroll
-          for (int g = 0; g < kPieceN / 8; ++g) {  // column group g of the piece: accumulators 4g .. 4g+3
-            float const sb = kScaleBlocks == 2 && h * (kPieceN / 8) + g >= g1 ? cur.b1 : cur.b0;
+          for (int g = 0; g < kPN / 8; ++g) {  // column group g of the piece: accumulators 4g .. 4g+3
+            float const sb = kScaleBlocks == 2 && h * (kPN / 8) + g >= g1 ? cur.b1 : cur.b0;
             float const x0 = cur.a0 * sb, x1 = cur.a1 * sb;
-            acc.data[kBase + 4 * g] = fmaf(part.data[4 * g], x0, acc.data[kBase + 4 * g]);
-            acc.data[kBase + 4 * g + 1] = fmaf(part.data[4 * g + 1], x0, acc.data[kBase + 4 * g + 1]);
-            acc.data[kBase + 4 * g + 2] = fmaf(part.data[4 * g + 2], x1, acc.data[kBase + 4 * g + 2]);
-            acc.data[kBase + 4 * g + 3] = fmaf(part.data[4 * g + 3], x1, acc.data[kBase + 4 * g + 3]);
+            acc.data[kBase + 4 * g] = fmaf(pd[4 * g], x0, acc.data[kBase + 4 * g]);
+            acc.data[kBase + 4 * g + 1] = fmaf(pd[4 * g + 1], x0, acc.data[kBase + 4 * g + 1]);
+            acc.data[kBase + 4 * g + 2] = fmaf(pd[4 * g + 2], x1, acc.data[kBase + 4 * g + 2]);
+            acc.data[kBase + 4 * g + 3] = fmaf(pd[4 * g + 3], x1, acc.data[kBase + 4 * g + 3]);
           }
         } else {
 #pragma unroll
-          for (int i = 0; i < kPieceN / 2; ++i) acc.data[kBase + i] += part.data[i];
+          for (int i = 0; i < kPN / 2; ++i) acc.data[kBase + i] += pd[i];
         }
       };
-      piece.template operator()<0>();
-      if constexpr (kPieces == 2) piece.template operator()<1>();
+      [&]<int... h>(std::integer_sequence<int, h...>) {
+        (piece.template operator()<h>(), ...);
+      }(std::make_integer_sequence<int, kP>{});
       if (kWgLag > 0 && w == 0 && !started && kt + 1 - wk.k_begin == kWgLag) {
         if (signals) mbarrier_arrive_cluster(pipe.smem.start(), rank);
         started = true;

@@ -121,12 +121,13 @@ constexpr int tile_cluster(TileShape t) { return t.cluster_m * t.cluster_n; }
 // 8-bit inputs' accurate mode: a tile up to this wide computes each k tile's partial whole; a wider
 // one in two column pieces (kernels/sm90/mainloop.cuh's mma_promoted).
 constexpr int kWholePartialMaxBN = 144;
-// Whether the tile takes 8-bit block scales. Up to 192 wide: 128x192's two pieces of 96 beside the
-// scales compile without a spill in the block scales' own kernel (kernels/sm90/kernel.cuh's kBlock);
-// 128x256's spilled 64 bytes (148 loaded, some in the k loop), so it takes none. (While the
-// watchdog was a `trap` and both loops shared one kernel, the two-piece 128x192 spilled 100-150 bytes
-// with block scales: docs/tuning/fp8.md, tenth round.)
-constexpr bool tile_takes_block_scales(TileShape t) { return t.bn <= 192; }
+// Whether the tile takes 8-bit block scales: every accurate tile. 128x192's two pieces of 96 beside
+// the scales compile without a spill in the block scales' own kernel (kernels/sm90/kernel.cuh's
+// kBlock); 128x256's block loop computes its partial in four pieces of 64 (mainloop.cuh), since two
+// of 128 spilled 64 bytes, some in the k loop; four spill one word outside it. (While the watchdog
+// was a `trap` and both loops shared one kernel, the two-piece 128x192 spilled 100-150 bytes with
+// block scales: docs/tuning/fp8.md, tenth round.)
+constexpr bool tile_takes_block_scales(TileShape t) { return t.bn <= 256; }
 // Whether tile shape t is built for A and B of these majornesses (k-major or not), so that the plan
 // may take it: the list kernels/CMakeLists.txt instantiates (test Sm90Instances checks it).
 constexpr bool tile_takes(TileShape t, bool a_k_major, bool b_k_major) {
