@@ -53,8 +53,12 @@ struct EpilogueArgs {
 // order of partition_C. beta == 0 never reads C (it may hold NaNs), as in BLAS. A tile wholly
 // inside D with paired stores takes no predicates. kDCol: D is column-major (args.d_col), one
 // element per store, each predicated.
-template <TiledMMA kMma, Tile kTileC, class T, bool kDCol = false, class Acc>
-__device__ __forceinline__ void store_d(EpilogueArgs const& args, Acc const& acc, int m, int n, int tid) {
+//
+// Index: the tile indices' type. sm90's 8-bit kernels pass them unsigned, so that the tile's offsets
+// widen them by zero-extension: as ints, their sign word, computed with the tile's coordinates
+// before the main loop, stayed live through it and spilled in the 128x256 block-scaled kernel.
+template <TiledMMA kMma, Tile kTileC, class T, bool kDCol = false, class Acc, class Index>
+__device__ __forceinline__ void store_d(EpilogueArgs const& args, Acc const& acc, Index m, Index n, int tid) {
   if constexpr (kDCol) {
     Coord<2> const extent = args.cd_shape, stride{{1, args.ldd}};
     auto tCgD = partition_C<kMma, Offsets::kTabulated>(

@@ -27,6 +27,7 @@
 #include <cuda_fp16.h>
 
 #include <cstddef>
+#include <type_traits>
 
 #include "kernels/epilogue.cuh"
 #include "kernels/sm90/config.cuh"
@@ -191,18 +192,22 @@ __device__ __forceinline__ void store_tile(Params const& p, Smem<Cfg> const& sme
       return;
     }
   }
+  // 8-bit kernels: the indices unsigned (kernels/epilogue.cuh's store_d says why); the 16-bit
+  // kernels keep ints, their code as it was measured.
+  using Index = std::conditional_t<Cfg::kElemBytes == 1, unsigned, int>;
+  Index const mi = Index(m), ni = Index(n);
   if (p.ep.d_col) {
     switch (p.out) {
-      case DType::f32: store_d<Cfg::kMma, Cfg::kTileC, float, true>(ep, acc, m, n, tid); break;
-      case DType::f16: store_d<Cfg::kMma, Cfg::kTileC, __half, true>(ep, acc, m, n, tid); break;
-      case DType::bf16: store_d<Cfg::kMma, Cfg::kTileC, __nv_bfloat16, true>(ep, acc, m, n, tid); break;
+      case DType::f32: store_d<Cfg::kMma, Cfg::kTileC, float, true>(ep, acc, mi, ni, tid); break;
+      case DType::f16: store_d<Cfg::kMma, Cfg::kTileC, __half, true>(ep, acc, mi, ni, tid); break;
+      case DType::bf16: store_d<Cfg::kMma, Cfg::kTileC, __nv_bfloat16, true>(ep, acc, mi, ni, tid); break;
       default: break;
     }
   } else {
     switch (p.out) {
-      case DType::f32: store_d<Cfg::kMma, Cfg::kTileC, float>(ep, acc, m, n, tid); break;
-      case DType::f16: store_d<Cfg::kMma, Cfg::kTileC, __half>(ep, acc, m, n, tid); break;
-      case DType::bf16: store_d<Cfg::kMma, Cfg::kTileC, __nv_bfloat16>(ep, acc, m, n, tid); break;
+      case DType::f32: store_d<Cfg::kMma, Cfg::kTileC, float>(ep, acc, mi, ni, tid); break;
+      case DType::f16: store_d<Cfg::kMma, Cfg::kTileC, __half>(ep, acc, mi, ni, tid); break;
+      case DType::bf16: store_d<Cfg::kMma, Cfg::kTileC, __nv_bfloat16>(ep, acc, mi, ni, tid); break;
       default: break;
     }
   }
