@@ -381,23 +381,24 @@ __device__ __forceinline__ void store_d(Args const& args, Fragment<float, Cfg::k
 }
 
 // One k's FFMAs on the 16x8 fragment of the 256x128 tiles, acc(i, j) += a(i) * b(j): each half of
-// the 16 rows in turn, columns outer in a serpentine, rows serpentine within. ptxas schedules the
-// FFMAs and assigns their registers, but the order they are written in steers both: how many FFMAs
-// read all three operands from the register file (no operand reuse; two in one bank stall at
-// dispatch) and how soon the fragments loaded from shared memory are needed (short scoreboard). On
-// an H100 this was the fastest of the four orders measured, 4.7% faster than rows outer, columns
-// inner at 4096^3 ccc and 2.2% at rcr (docs/tuning/fma.md). The 8x8 fragment of the 128x128 tiles
+// the 8 columns in turn, rows outer in a serpentine over all 16, the half's 4 columns serpentine
+// within. ptxas schedules the FFMAs and assigns their registers, but the order they are written in
+// steers both: how many FFMAs read all three operands from the register file (no operand reuse; two
+// in one bank stall at dispatch) and how soon the fragments loaded from shared memory are needed
+// (short scoreboard). On an H100 this was the fastest of fifteen orders measured over three rounds:
+// 1% faster than the one before it (halves of the rows in turn, columns outer) at 4096^3 and 8192^3
+// ccc, the same in rcr (docs/tuning/fma.md, fourth round). The 8x8 fragment of the 128x128 tiles
 // keeps rows outer, columns inner (the kernel below): no other order was measured for it.
 template <class Acc, class FA, class FB>
 __device__ __forceinline__ void fma_16x8(Acc& acc, FA const& fa, FB const& fb) {
 #pragma unroll
-  for (int h = 0; h < 2; ++h)
+  for (int c = 0; c < 2; ++c)
 #pragma unroll
-    for (int jj = 0; jj < 8; ++jj) {
-      int const j = h % 2 ? 7 - jj : jj;
+    for (int ii = 0; ii < 16; ++ii) {
+      int const i = c % 2 ? 15 - ii : ii;
 #pragma unroll
-      for (int ii = 0; ii < 8; ++ii) {
-        int const i = h * 8 + (jj % 2 ? 7 - ii : ii);
+      for (int jj = 0; jj < 4; ++jj) {
+        int const j = c * 4 + (ii % 2 ? 3 - jj : jj);
         acc(0, i, j) += fa(0, i) * fb(0, j);
       }
     }
