@@ -385,9 +385,9 @@ __device__ __forceinline__ void store_d(Args const& args, Fragment<float, Cfg::k
 // within. ptxas schedules the FFMAs and assigns their registers, but the order they are written in
 // steers both: how many FFMAs read all three operands from the register file (no operand reuse; two
 // in one bank stall at dispatch) and how soon the fragments loaded from shared memory are needed
-// (short scoreboard). On an H100 this was the fastest of the fourteen orders measured over three rounds:
-// 1% faster than the one before it (halves of the rows in turn, columns outer) at 4096^3 and 8192^3
-// ccc, the same in rcr (docs/tuning/fma.md, fourth round). The 8x8 fragment of the 128x128 tiles
+// (short scoreboard). On an H100 this was the fastest of the fourteen orders measured over three
+// rounds: 1% faster than the one before it (halves of the rows in turn, columns outer) at 4096^3 and
+// 8192^3 ccc, the same in rcr (docs/tuning/fma.md, fourth round). The 8x8 fragment of the 128x128 tiles
 // keeps rows outer, columns inner (the kernel below): no other order was measured for it.
 template <class Acc, class FA, class FB>
 __device__ __forceinline__ void fma_16x8(Acc& acc, FA const& fa, FB const& fb) {
