@@ -124,7 +124,8 @@ constexpr int kWholePartialMaxBN = 144;
 // Whether the tile takes 8-bit block scales: every accurate tile. 128x192's two pieces of 96 beside
 // the scales compile without a spill in the block scales' own kernel (kernels/sm90/kernel.cuh's
 // kBlock); 128x256's block loop computes its partial in four pieces of 64 (mainloop.cuh), since two
-// of 128 spilled 64 bytes, some in the k loop; four spill one word outside it. (While the watchdog
+// of 128 spilled 64 bytes, some in the k loop; four spill nothing since the epilogue takes the tile
+// indices unsigned (kernels/epilogue.cuh; docs/tuning/fp8.md, fourteenth round). (While the watchdog
 // was a `trap` and both loops shared one kernel, the two-piece 128x192 spilled 100-150 bytes with
 // block scales: docs/tuning/fp8.md, tenth round.)
 constexpr bool tile_takes_block_scales(TileShape t) { return t.bn <= 256; }
