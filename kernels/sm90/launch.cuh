@@ -49,9 +49,9 @@ struct Args {
   float const* scale_b = nullptr;
   DType type_a = DType::bf16, type_b = DType::bf16;  // A's and B's types (the 8-bit path's pair)
   bool promote = false;  // 8-bit inputs: the accurate mode (launch_instance_fp8's kPromote)
-  // 8-bit block scales (the kBlock kernel, Params::a_rows and b_ld): scale_a and scale_b are the arrays of loom/gemm.hpp's
-  // GemmScales; rows_scale_a: scale_a is the per-row one (the problem's A as the kernel's A), which
-  // the kernel needs (a swapped or traded orientation flips it).
+  // 8-bit block scales (the kBlock kernel, Params::a_rows and b_ld): scale_a and scale_b are the
+  // arrays of loom/gemm.hpp's GemmScales; rows_scale_a: scale_a is the per-row one (the problem's A
+  // as the kernel's A), which the kernel needs (a swapped or traded orientation flips it).
   bool block_scale = false;
   bool rows_scale_a = true;
 };
