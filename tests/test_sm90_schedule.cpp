@@ -173,7 +173,9 @@ TEST(Sm90Schedule, ResidencyOfSmsIsTheSmCountOverTheClusterSize) {
   Residency const r = Residency::of_sms(132);
   EXPECT_EQ(r.wave(1), 132);
   EXPECT_EQ(r.wave(2), 66);
+  EXPECT_EQ(r.wave(3), 44);
   EXPECT_EQ(r.wave(4), 33);
+  EXPECT_EQ(r.wave(8), 16);
   EXPECT_EQ(Residency::of_sms(1).wave(2), 1);  // never 0
 }
 

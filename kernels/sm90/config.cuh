@@ -33,7 +33,7 @@ struct TileConfig {
   static constexpr int kStages = tile_stages(kTileShape);
   static constexpr bool kTmaStore = tile_has_tma_store(kTileShape);
   static_assert(kConsumers >= 1 && kConsumers <= 2 && kStages >= 2);
-  static_assert(kClusterM == 1 || kClusterN == 1, "a cluster lies along M or along N");
+  static_assert(kCluster <= 8, "a portable cluster");
 };
 
 // One operand's (kMN, kTK) stage, its TMA boxes and its wgmma descriptors, for elements of

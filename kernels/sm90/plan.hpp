@@ -125,7 +125,8 @@ struct Machine {
   double efficiency[kTileShapeCount] = {0.90, 0.80, 0.45, 0.15, 0.55, 0.60, 0.30, 0.90,
                                         0.65, 0.86, 0.873, 0.25, 0.45, 0.58, 0.60, 0.60,
                                         0.62, 0.68, 0.88, 0.72, 0.77, 0.62, 0.68, 0.66,
-                                        0.74, 0.73, 0.87, 0.63, 0.72, 0.90};
+                                        0.74, 0.73, 0.87, 0.63, 0.72, 0.90,
+                                        0.68, 0.87, 0.65, 0.68, 0.74, 0.77, 0.55};
   // The same for 8-bit inputs (e4m3/e5m2), per tile shape, in each accumulation mode: the share of
   // an SM's 8-bit tensor peak (twice the 16-bit one) a CTA sustains. Fast (the tensor cores sum all
   // of K) and accurate (each k tile's partial added into fp32 registers: a second set of
@@ -150,11 +151,13 @@ struct Machine {
   double efficiency_8bit[kTileShapeCount] = {0.873, 0.744, 0.9742, 0.9927, 0.9759, 0.6826, 0.9751, 0.873,
                                              0.65, 0.7998, 0.873, 0.25, 0.45, 0.58, 0.6, 0.6,
                                              0.62, 0.7431, 0.88, 0.72, 0.77, 0.62, 0.68, 0.66,
-                                             0.74, 0.73, 0.87, 0.63, 0.72, 0.8119};
+                                             0.74, 0.73, 0.87, 0.63, 0.72, 0.8119,
+                                             0.68, 0.87, 0.65, 0.68, 0.74, 0.77, 0.55};
   double efficiency_8bit_accurate[kTileShapeCount] = {0.7665, 0.728884, 0.945004, 0.4112, 0.953904, 0.6686, 0.9751, 0.734109,
                                                       0.65, 0.86, 0.873, 0.25, 0.45, 0.58, 0.6, 0.6,
                                                       0.62, 0.621457, 0.88, 0.72, 0.77, 0.62, 0.68, 0.66,
-                                                      0.74, 0.73, 0.87, 0.63, 0.72, 0.9};
+                                                      0.74, 0.73, 0.87, 0.63, 0.72, 0.9,
+                                                      0.68, 0.87, 0.65, 0.68, 0.74, 0.77, 0.55};
   // 8-bit inputs: the rate at which one SM stores a tile of D from its registers (estimate_us's
   // epilogue term: a swapped plan's transposed D, or a tile narrower than a store box). Forced on an
   // H100, a swapped plan of a TMA-store tile measured 4-8% slower than the same plan unswapped at

@@ -43,21 +43,23 @@ constexpr int kMaxSplits = 64;  // the most ways K is split (LOOM_SM90_PLAN's bo
 
 // How many clusters of each size a GPU holds at once with one CTA per SM (the kernel's shared
 // memory allows no more): the persistent grid's size and the plan's wave. Measured per device with
-// cudaOccupancyMaxActiveClusters (kernels/sm90/sm90.cu): an H100 SXM holds 132, 66 and 30 clusters
-// of 1, 2 and 4 (measured 2026-11-26; 30, not 132 / 4). Without a GPU, of_sms()
-// assumes every SM takes part (the SM count over the cluster size).
+// cudaOccupancyMaxActiveClusters (kernels/sm90/sm90.cu) for every size from 1 to 8: a cluster runs
+// within one GPC, so the GPCs' SM counts decide it (an H100 SXM holds 132, 66 and 30 clusters of
+// 1, 2 and 4, measured 2026-11-26: 30, not 132 / 4). Without a GPU, of_sms() assumes every SM
+// takes part (the SM count over the cluster size).
 struct Residency {
+  static constexpr int kMaxCluster = 8;  // the portable cluster size
   int sms = 132;
-  int clusters[4] = {132, 66, 33, 16};  // clusters of 1, 2, 4 and 8 CTAs
+  int clusters[kMaxCluster] = {132, 66, 44, 33, 26, 22, 18, 16};  // clusters of 1, 2, ..., 8 CTAs
   static constexpr Residency of_sms(int sms) {
     Residency r;
     r.sms = sms;
-    for (int i = 0; i < 4; ++i) r.clusters[i] = sms >> i;
+    for (int i = 0; i < kMaxCluster; ++i) r.clusters[i] = sms / (i + 1);
     return r;
   }
-  // Clusters of `size` CTAs (1, 2, 4 or 8) resident at once, at least 1.
+  // Clusters of `size` CTAs (1 to 8) resident at once, at least 1.
   constexpr int wave(int size) const {
-    int const i = size >= 8 ? 3 : size >= 4 ? 2 : size >= 2 ? 1 : 0;
+    int const i = (size < 1 ? 1 : size > kMaxCluster ? kMaxCluster : size) - 1;
     return clusters[i] > 0 ? clusters[i] : 1;
   }
   friend constexpr bool operator==(Residency const&, Residency const&) = default;

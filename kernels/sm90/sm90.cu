@@ -119,7 +119,7 @@ struct DeviceFacts {
 };
 
 // The current device's facts, read once per device: the residency measured
-// (cudaOccupancyMaxActiveClusters of clusters of 1, 2, 4 and 8 CTAs), the clocks and the bus width
+// (cudaOccupancyMaxActiveClusters of clusters of 1 to 8 CTAs), the clocks and the bus width
 // from its attributes; without a device, an H100 SXM's (the defaults).
 DeviceFacts device_facts() {
   int dev = 0;
@@ -145,20 +145,20 @@ DeviceFacts device_facts() {
   Residency& r = facts.res;
   r = Residency::of_sms(sms);
   if (cudaFuncSetAttribute(residency_probe, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemLimit) == cudaSuccess) {
-    for (int i = 0; i < 4 && (1 << i) <= sms; ++i) {
+    for (int size = 1; size <= Residency::kMaxCluster && size <= sms; ++size) {
       cudaLaunchConfig_t cfg{};
       cudaLaunchAttribute attr[1];
       attr[0].id = cudaLaunchAttributeClusterDimension;
-      attr[0].val.clusterDim.x = 1u << i;
+      attr[0].val.clusterDim.x = unsigned(size);
       attr[0].val.clusterDim.y = 1;
       attr[0].val.clusterDim.z = 1;
       cfg.attrs = attr;
       cfg.numAttrs = 1;
-      cfg.gridDim = dim3(unsigned(sms >> i << i));  // a whole number of clusters, or the query fails
+      cfg.gridDim = dim3(unsigned(sms / size * size));  // a whole number of clusters, or the query fails
       cfg.blockDim = dim3(unsigned(tile_threads(kTileShapes[0])));
       cfg.dynamicSmemBytes = kSmemLimit;
       int n = 0;
-      if (cudaOccupancyMaxActiveClusters(&n, residency_probe, &cfg) == cudaSuccess && n > 0) r.clusters[i] = n;
+      if (cudaOccupancyMaxActiveClusters(&n, residency_probe, &cfg) == cudaSuccess && n > 0) r.clusters[size - 1] = n;
     }
   }
   cudaGetLastError();  // a failed query leaves the SM count's estimate, not a launch error
@@ -514,8 +514,9 @@ std::vector<PlanChoice> ranked_plans(Problem const& p0, int count, PlanTarget co
   std::vector<PlanChoice> out;
   DeviceFacts const dev = facts_of(target);
   char inputs[200];
-  std::snprintf(inputs, sizeof inputs, "sms=%d; clusters=%d/%d/%d/%d; sm_khz=%.0f; mem_khz=%.0f; bus_bits=%d", dev.res.sms,
-                dev.res.clusters[0], dev.res.clusters[1], dev.res.clusters[2], dev.res.clusters[3],
+  std::snprintf(inputs, sizeof inputs, "sms=%d; clusters=%d/%d/%d/%d/%d/%d/%d/%d; sm_khz=%.0f; mem_khz=%.0f; bus_bits=%d",
+                dev.res.sms, dev.res.clusters[0], dev.res.clusters[1], dev.res.clusters[2], dev.res.clusters[3],
+                dev.res.clusters[4], dev.res.clusters[5], dev.res.clusters[6], dev.res.clusters[7],
                 dev.card.sm_clock_khz, dev.card.mem_clock_khz, dev.card.bus_bits);
   for (Plan const& q : sm90::ranked_plans(plan_input(p, make_args(p, ops), dev.res), count, machine_of(dev.card)))
     out.push_back(PlanChoice{plan_spec(q), describe(q), q.us, inputs});

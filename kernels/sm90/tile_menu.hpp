@@ -9,7 +9,7 @@
 // - a cluster tile is the cluster_m x cluster_n CTA tiles that one cluster computes together (the
 //   CTAs along M share B's tile by multicast, those along N A's), numbered in the tile scheduler's
 //   order (kernels/sm90/schedule.hpp). A cluster lies along one dimension only: cluster_m or
-//   cluster_n is 1.
+//   cluster_n is 1, or a cluster of cluster_m x cluster_n CTAs shares both.
 #pragma once
 
 namespace loom::sm90 {
@@ -27,6 +27,9 @@ struct TileShape {
   int min_m = 0;
   int cluster_n = 1;
 };
+// A min_m that keeps a shape out of the model's candidates: built to be forced (LOOM_SM90_PLAN) and
+// measured before the model weighs it.
+inline constexpr int kTrial = 1 << 30;
 // The menu. 128x256: big problems; 128x128: twice the tiles; 128x64 and 128x16: a small N (a small M
 // swapped), one CTA per cluster since B's tile is small. The 64-row tiles (one consumer warpgroup)
 // give a problem of few 128-row tiles more CTAs without splitting K: at M = 128 on a 4096 x 4096
@@ -86,7 +89,14 @@ inline constexpr TileShape kTileShapes[] = {{128, 256, 2, "128x256", false, fals
                                             {128, 192, 1, "128x192_1x2", false, true, 64, 2},
                                             {128, 208, 1, "128x208_1x2", false, true, 64, 2},
                                             {128, 240, 1, "128x240_1x2", false, true, 64, 2},
-                                            {128, 256, 1, "128x256_1x2", false, true, 64, 2}};
+                                            {128, 256, 1, "128x256_1x2", false, true, 64, 2},
+                                            {128, 144, 3, "128x144_3x1", true, true, kTrial},
+                                            {128, 192, 3, "128x192_3x1", false, true, kTrial},
+                                            {128, 96, 3, "128x96_3x2", true, true, kTrial, 2},
+                                            {128, 144, 3, "128x144_3x2", true, true, kTrial, 2},
+                                            {128, 160, 5, "128x160_5x1", true, true, kTrial},
+                                            {128, 240, 5, "128x240_5x1", false, true, kTrial},
+                                            {64, 80, 2, "64x80_2x2", true, true, kTrial, 2}};
 inline constexpr int kTileShapeCount = int(sizeof(kTileShapes) / sizeof(kTileShapes[0]));
 
 constexpr int kTileK = 64;  // K per stage: one k tile, the 128-byte swizzle's width in 16-bit elements

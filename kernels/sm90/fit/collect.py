@@ -55,6 +55,8 @@ def main(paths, drop_stalls):
                       f"estimated {est:.1f}", file=sys.stderr)
                 continue
             clusters = f["clusters"].split("/")
+            if len(clusters) == 8:  # sizes 1 to 8; the data keeps sizes 1, 2, 4 and 8
+                clusters = [clusters[0], clusters[1], clusters[3], clusters[7]]
             dtype = f["dtype"]
             fast = dtype.endswith("-fast")
             dtype = dtype[:-len("-fast")] if fast else dtype

@@ -81,7 +81,9 @@ inline std::vector<Timing> read_csv(std::string const& path) {
       Timing t;
       t.card = c[0];
       t.in.res.sms = std::stoi(c[1]);
-      for (int i = 0; i < 4; ++i) t.in.res.clusters[i] = std::stoi(c[2 + i]);
+      // The data has clusters of 1, 2, 4 and 8 CTAs; the other sizes are the SM count over the size.
+      t.in.res = Residency::of_sms(t.in.res.sms);
+      for (int i = 0; i < 4; ++i) t.in.res.clusters[(1 << i) - 1] = std::stoi(c[2 + i]);
       t.facts.sm_clock_khz = std::stod(c[6]);
       t.facts.mem_clock_khz = std::stod(c[7]);
       t.facts.bus_bits = std::stoi(c[8]);
