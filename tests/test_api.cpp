@@ -113,7 +113,9 @@ TEST(Api, SkinnyTakesShortSidesWithAKContiguousLongOperand) {
   for (Case const& c : cases) {
     Problem const p = gemm_case(c.t, c.t == DType::e4m3 ? DType::bf16 : c.t, c.m, c.n, c.k, c.layout, c.pad);
     EXPECT_EQ(skinny::preferred(p), c.want) << case_name("gemm", p) << " lda=" << p.lda;
-    if (c.want) EXPECT_EQ(skinny::check(p), "") << case_name("gemm", p);
+    if (c.want) {
+      EXPECT_EQ(skinny::check(p), "") << case_name("gemm", p);
+    }
   }
   Problem const wide = gemm_case(DType::bf16, DType::bf16, 64, 4096, 4096, "rcr");
   EXPECT_EQ(skinny::check(wide), "neither M nor N is at most 4");
@@ -296,7 +298,9 @@ TEST(ApiGpu, EightBitMnMajorOperandsGiveTheKMajorBits) {
       std::size_t need = 0;
       EXPECT_TRUE(gemm_workspace_size(d, &need).ok());
       void* ws = nullptr;
-      if (need > 0) EXPECT_EQ(cudaMalloc(&ws, need), cudaSuccess);
+      if (need > 0) {
+        EXPECT_EQ(cudaMalloc(&ws, need), cudaSuccess);
+      }
       EXPECT_EQ(cudaMemset(buf.d.base(), 0xFF, buf.d.bytes()), cudaSuccess);
       Status const s = gemm(d, 1.5f, a_mn_major ? a_mn.data() : buf.a.data(), b_mn_major ? b_mn.data() : buf.b.data(), 0.f,
                             nullptr, buf.d.data(), ws, need, nullptr, scales);

@@ -232,7 +232,9 @@ TEST(HarnessConvert, RandomValues8Bit) {
     // e4m3 has 112 values in [-1, 1] but 0 (6 binades of 8 below 1, 1, and 7 subnormals, each
     // sign), e5m2 120 (14 binades of 4, 1, 3 subnormals): e5m2's smallest are too rare to all come.
     EXPECT_GE(distinct.size(), t == DType::e4m3 ? 110u : 80u) << to_string(t);
-    if (t == DType::e4m3) EXPECT_GT(subnormals, 0) << "no subnormal among 100,000 e4m3 values";
+    if (t == DType::e4m3) {
+      EXPECT_GT(subnormals, 0) << "no subnormal among 100,000 e4m3 values";
+    }
     EXPECT_EQ(random_values(t, 1000, 42), std::vector<double>(v.begin(), v.begin() + 1000));
     EXPECT_NE(random_values(t, 1000, 43), std::vector<double>(v.begin(), v.begin() + 1000));
   }
@@ -403,7 +405,9 @@ TEST(HarnessConvert, Fp8EncodeMatchesCuda) {
     for (int b = 0; b <= 0xFF; ++b) {
       double const v = decode(std::uint8_t(b));
       std::uint8_t const back = e4m3 ? double_to_e4m3(v, false) : double_to_e5m2(v, false);
-      if (std::isnan(v)) EXPECT_TRUE(std::isnan(decode(back))) << b;
+      if (std::isnan(v)) {
+        EXPECT_TRUE(std::isnan(decode(back))) << b;
+      }
       else EXPECT_EQ(back, std::uint8_t(b)) << b;
     }
   }

@@ -343,9 +343,13 @@ TEST(HarnessSweep, ExpandEightBitInputs) {
       EXPECT_TRUE(takes(*c.kernel, InputTypes(p.dtype, loom::b_type(p))));
       EXPECT_TRUE(!p.b_dtype || *p.b_dtype != p.dtype) << loom::case_name(c.kernel->name, p);
       EXPECT_EQ(p.fast_accum, loom::input_types(p) == "e4m3xe5m2-fast") << loom::case_name(c.kernel->name, p);
-      if (outs.empty()) EXPECT_EQ(p.out_dtype, narrow ? DType::bf16 : p.dtype);
-      else if (!narrow) EXPECT_EQ(p.out_dtype, DType::f32);
-      else EXPECT_TRUE(p.out_dtype == DType::f16 || p.out_dtype == DType::f32);
+      if (outs.empty()) {
+        EXPECT_EQ(p.out_dtype, narrow ? DType::bf16 : p.dtype);
+      } else if (!narrow) {
+        EXPECT_EQ(p.out_dtype, DType::f32);
+      } else {
+        EXPECT_TRUE(p.out_dtype == DType::f16 || p.out_dtype == DType::f32);
+      }
     }
   }
 }
