@@ -104,11 +104,11 @@ struct Machine {
   double clock_share = 0.924;    // the SM clock under a sustained GEMM over the highest: 1830 / 1980 MHz
   double dram_share = 0.895;     // of the bus's peak: 3.0 of an H100's 3.35 TB/s, 4.3 of an H200's 4.81
   double l2_bytes_per_clk = 4545;  // 9 TB/s at 1980 MHz
-  double sm_load_bw = 100e9;
+  double sm_load_bw = 67.9e9;
   // A stage's TMA round trip: the stages in flight bound an SM's rate. The fit gave 2.0 µs; 1.7
   // since the kernel lost its end-of-launch cluster barrier, after which 64x64 whole measured
   // 18.7-19.5 µs at 128 x 4096 x 4096 against 20.1-20.8 for the 64x128 split 2 that 2.0 picked.
-  double load_latency_us = 1.7;
+  double load_latency_us = 1.49;
   double fixup_us = 1.0;
   double fixup_bw = 35e9;
   double wave_us = 4.0;
@@ -126,7 +126,7 @@ struct Machine {
                                         0.65, 0.86, 0.873, 0.25, 0.45, 0.58, 0.60, 0.60,
                                         0.62, 0.68, 0.88, 0.72, 0.77, 0.62, 0.68, 0.66,
                                         0.74, 0.73, 0.87, 0.63, 0.72, 0.90,
-                                        0.68, 0.87, 0.65, 0.68, 0.74, 0.77, 0.55};
+                                        0.85, 0.93, 0.53};
   // The same for 8-bit inputs (e4m3/e5m2), per tile shape, in each accumulation mode: the share of
   // an SM's 8-bit tensor peak (twice the 16-bit one) a CTA sustains. Fast (the tensor cores sum all
   // of K) and accurate (each k tile's partial added into fp32 registers: a second set of
@@ -152,12 +152,12 @@ struct Machine {
                                              0.65, 0.7998, 0.873, 0.25, 0.45, 0.58, 0.6, 0.6,
                                              0.62, 0.7431, 0.88, 0.72, 0.77, 0.62, 0.68, 0.66,
                                              0.74, 0.73, 0.87, 0.63, 0.72, 0.8119,
-                                             0.68, 0.87, 0.65, 0.68, 0.74, 0.77, 0.55};
+                                             0.85, 0.93, 0.53};
   double efficiency_8bit_accurate[kTileShapeCount] = {0.7665, 0.728884, 0.945004, 0.4112, 0.953904, 0.6686, 0.9751, 0.734109,
                                                       0.65, 0.86, 0.873, 0.25, 0.45, 0.58, 0.6, 0.6,
                                                       0.62, 0.621457, 0.88, 0.72, 0.77, 0.62, 0.68, 0.66,
                                                       0.74, 0.73, 0.87, 0.63, 0.72, 0.9,
-                                                      0.68, 0.87, 0.65, 0.68, 0.74, 0.77, 0.55};
+                                                      0.85, 0.93, 0.53};
   // 8-bit inputs: the rate at which one SM stores a tile of D from its registers (estimate_us's
   // epilogue term: a swapped plan's transposed D, or a tile narrower than a store box). Forced on an
   // H100, a swapped plan of a TMA-store tile measured 4-8% slower than the same plan unswapped at
@@ -215,7 +215,7 @@ inline double estimate_us(int shape, Schedule const& sc, std::int64_t m, std::in
   }
   // One SM streams at most sm_load_bw, and no more than its stages in flight per load latency: a
   // problem on few SMs cannot reach the DRAM bandwidth, and a small tile's shallow ring less so.
-  double const per_sm = double(sm_k_tiles) * 128.0 * (t.bm + t.bn);  // 128 bytes of K a k tile
+  double const per_sm = double(sm_k_tiles) * 128.0 * (double(t.bm) / t.cluster_n + double(t.bn) / t.cluster_m);  // 128 bytes of K a k tile, fetched
   double const in_flight = double(std::min(tile_stages(t), kModelStages)) * double(tile_stage_bytes(t));
   double const latency_us = in_bytes == 1 ? mc.load_latency_us_8bit : mc.load_latency_us;
   double const sm_rate = std::min(mc.sm_load_bw, in_flight / (latency_us * 1e-6));

@@ -90,13 +90,9 @@ inline constexpr TileShape kTileShapes[] = {{128, 256, 2, "128x256", false, fals
                                             {128, 208, 1, "128x208_1x2", false, true, 64, 2},
                                             {128, 240, 1, "128x240_1x2", false, true, 64, 2},
                                             {128, 256, 1, "128x256_1x2", false, true, 64, 2},
-                                            {128, 144, 3, "128x144_3x1", true, true, kTrial},
-                                            {128, 192, 3, "128x192_3x1", false, true, kTrial},
-                                            {128, 96, 3, "128x96_3x2", true, true, kTrial, 2},
-                                            {128, 144, 3, "128x144_3x2", true, true, kTrial, 2},
-                                            {128, 160, 5, "128x160_5x1", true, true, kTrial},
-                                            {128, 240, 5, "128x240_5x1", false, true, kTrial},
-                                            {64, 80, 2, "64x80_2x2", true, true, kTrial, 2}};
+                                            {128, 144, 3, "128x144_3x1", true, true, 64},
+                                            {128, 192, 3, "128x192_3x1", false, true, 64},
+                                            {64, 80, 2, "64x80_2x2", true, true, 0, 2}};
 inline constexpr int kTileShapeCount = int(sizeof(kTileShapes) / sizeof(kTileShapes[0]));
 
 constexpr int kTileK = 64;  // K per stage: one k tile, the 128-byte swizzle's width in 16-bit elements
