@@ -104,11 +104,11 @@ struct Machine {
   double clock_share = 0.924;    // the SM clock under a sustained GEMM over the highest: 1830 / 1980 MHz
   double dram_share = 0.895;     // of the bus's peak: 3.0 of an H100's 3.35 TB/s, 4.3 of an H200's 4.81
   double l2_bytes_per_clk = 4545;  // 9 TB/s at 1980 MHz
-  double sm_load_bw = 67.9e9;
+  double sm_load_bw = 100e9;
   // A stage's TMA round trip: the stages in flight bound an SM's rate. The fit gave 2.0 µs; 1.7
   // since the kernel lost its end-of-launch cluster barrier, after which 64x64 whole measured
   // 18.7-19.5 µs at 128 x 4096 x 4096 against 20.1-20.8 for the 64x128 split 2 that 2.0 picked.
-  double load_latency_us = 1.49;
+  double load_latency_us = 1.7;
   double fixup_us = 1.0;
   double fixup_bw = 35e9;
   double wave_us = 4.0;
@@ -121,7 +121,10 @@ struct Machine {
   // measured 1-10% slower there). The steps of 16 (indices 16 on, one CTA per cluster) were
   // fitted together by loom-sm90-fit --only on their forced-plan timings (M = 160-900 on nine (N, K)
   // pairs, an H100, docs/tuning/sm90.md seventh round) and rounded; 128x176's fitted 0.95, above
-  // every wider tile's, is held at its interpolation (0.88).
+  // every wider tile's, is held at its interpolation (0.88). The clusters of three along M and
+  // 64x80 on 2x2 (indices 30-32) have the share at which the model's estimate met the time of each
+  // forced at M = 160-384 on nine (N, K) pairs, where compute bound it (an H100, docs/tuning/sm90.md
+  // twentieth round): 0.79-0.93, 0.91-0.98 and 0.38-0.55.
   double efficiency[kTileShapeCount] = {0.90, 0.80, 0.45, 0.15, 0.55, 0.60, 0.30, 0.90,
                                         0.65, 0.86, 0.873, 0.25, 0.45, 0.58, 0.60, 0.60,
                                         0.62, 0.68, 0.88, 0.72, 0.77, 0.62, 0.68, 0.66,
@@ -215,7 +218,7 @@ inline double estimate_us(int shape, Schedule const& sc, std::int64_t m, std::in
   }
   // One SM streams at most sm_load_bw, and no more than its stages in flight per load latency: a
   // problem on few SMs cannot reach the DRAM bandwidth, and a small tile's shallow ring less so.
-  double const per_sm = double(sm_k_tiles) * 128.0 * (double(t.bm) / t.cluster_n + double(t.bn) / t.cluster_m);  // 128 bytes of K a k tile, fetched
+  double const per_sm = double(sm_k_tiles) * 128.0 * (t.bm + t.bn);  // 128 bytes of K a k tile
   double const in_flight = double(std::min(tile_stages(t), kModelStages)) * double(tile_stage_bytes(t));
   double const latency_us = in_bytes == 1 ? mc.load_latency_us_8bit : mc.load_latency_us;
   double const sm_rate = std::min(mc.sm_load_bw, in_flight / (latency_us * 1e-6));

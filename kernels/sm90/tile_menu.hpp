@@ -8,8 +8,8 @@
 // - a CTA tile is the bm x bn block of D one CTA computes, at CTA-tile coordinates (m, n);
 // - a cluster tile is the cluster_m x cluster_n CTA tiles that one cluster computes together (the
 //   CTAs along M share B's tile by multicast, those along N A's), numbered in the tile scheduler's
-//   order (kernels/sm90/schedule.hpp). A cluster lies along one dimension only: cluster_m or
-//   cluster_n is 1, or a cluster of cluster_m x cluster_n CTAs shares both.
+//   order (kernels/sm90/schedule.hpp). Most clusters lie along one dimension (cluster_m or
+//   cluster_n is 1); a 2-D one shares both operands.
 #pragma once
 
 namespace loom::sm90 {
@@ -27,9 +27,6 @@ struct TileShape {
   int min_m = 0;
   int cluster_n = 1;
 };
-// A min_m that keeps a shape out of the model's candidates: built to be forced (LOOM_SM90_PLAN) and
-// measured before the model weighs it.
-inline constexpr int kTrial = 1 << 30;
 // The menu. 128x256: big problems; 128x128: twice the tiles; 128x64 and 128x16: a small N (a small M
 // swapped), one CTA per cluster since B's tile is small. The 64-row tiles (one consumer warpgroup)
 // give a problem of few 128-row tiles more CTAs without splitting K: at M = 128 on a 4096 x 4096
@@ -57,6 +54,17 @@ inline constexpr int kTrial = 1 << 30;
 // the one-CTA-cluster widths (384 x 6144 x 4096 in 128x144 tiles: 129 tiles, 287 MB across L2, 32
 // µs at 9 TB/s, where cuBLAS takes 28 µs), and a cluster along M would pad an odd number of 128-row
 // tiles. Along N a cluster pads at most one column of tiles, and A crosses L2 once per cluster.
+//
+// Indices 30 and 31 are 128-row tiles on clusters of three CTAs along M, which share B's tile by
+// multicast: at M = 257-384 one cluster holds every row of the problem, so each column of B crosses
+// L2 once. An H100 holds 39 such clusters (117 SMs; 30 of four, 22 of five: a cluster stays in one
+// GPC, and its GPCs are uneven), so 128x192_3x1 fills them at N = 6144 (32 clusters) where
+// 128x144_3x1 (43) runs two waves. Forced on an H100 at M = 384 beside the model's picks,
+// 128x192_3x1 measured 2-11% faster on five of six (N, K) pairs (docs/tuning/sm90.md, twentieth
+// round); 128x144_3x1 was faster than the pick at 384 x 4096 x 11008 (66.3 against 72.4 µs)
+// and 384 x 3584 x 18944 (107.1 against 122.7), which the model does not see. Index 32, 64x80 on 2x2 clusters (both operands multicast, as cuBLAS's 64x80 on 4x2 at M
+// = 160), is for a swapped plan of at most 160 tokens: min_m 1024 keeps it off unswapped small M,
+// where it measured 4-45% slower than the pick.
 //
 // Indices are LOOM_SM90_PLAN's, so new shapes go at the end; kernels/CMakeLists.txt instantiates
 // each with the operand majornesses it takes (tile_takes).
@@ -92,7 +100,7 @@ inline constexpr TileShape kTileShapes[] = {{128, 256, 2, "128x256", false, fals
                                             {128, 256, 1, "128x256_1x2", false, true, 64, 2},
                                             {128, 144, 3, "128x144_3x1", true, true, 64},
                                             {128, 192, 3, "128x192_3x1", false, true, 64},
-                                            {64, 80, 2, "64x80_2x2", true, true, 0, 2}};
+                                            {64, 80, 2, "64x80_2x2", true, true, 1024, 2}};
 inline constexpr int kTileShapeCount = int(sizeof(kTileShapes) / sizeof(kTileShapes[0]));
 
 constexpr int kTileK = 64;  // K per stage: one k tile, the 128-byte swizzle's width in 16-bit elements
