@@ -99,7 +99,7 @@ inline constexpr TileShape kTileShapes[] = {{128, 256, 2, "128x256", false, fals
                                             {128, 240, 1, "128x240_1x2", false, true, 64, 2},
                                             {128, 256, 1, "128x256_1x2", false, true, 64, 2},
                                             {128, 144, 3, "128x144_3x1", true, true, 64},
-                                            {128, 192, 3, "128x192_3x1", false, true, 64},
+                                            {128, 192, 3, "128x192_3x1", true, true, 64},
                                             {64, 80, 2, "64x80_2x2", true, true, 1024, 2}};
 inline constexpr int kTileShapeCount = int(sizeof(kTileShapes) / sizeof(kTileShapes[0]));
 
