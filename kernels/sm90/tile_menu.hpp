@@ -61,7 +61,9 @@ struct TileShape {
 // GPC, and its GPCs are uneven), so 128x192_3x1 fills them at N = 6144 (32 clusters) where
 // 128x144_3x1 (43) runs two waves. Forced on an H100 at M = 384 beside the model's picks,
 // 128x192_3x1 measured 2-11% faster on five of six (N, K) pairs (docs/tuning/sm90.md, twentieth
-// round); 128x144_3x1 was faster than the pick at 384 x 4096 x 11008 (66.3 against 72.4 µs)
+// round). 128x192_3x1 splits K (unlike 128x192: its partial tiles fill the 39 slots where the
+// whole ones fill half, 384 x 3584 x 18944 in 81.8 µs against 122.7 for the pick before it, cuBLAS
+// 76.6); 128x144_3x1 was faster than the pick at 384 x 4096 x 11008 (66.3 against 72.4 µs)
 // and 384 x 3584 x 18944 (107.1 against 122.7), which the model does not see. Index 32, 64x80 on 2x2 clusters (both operands multicast, as cuBLAS's 64x80 on 4x2 at M
 // = 160), is for a swapped plan of at most 160 tokens: min_m 1024 keeps it off unswapped small M,
 // where it measured 4-45% slower than the pick.
