@@ -55,7 +55,7 @@ TEST(Sm90Plan, ThreeRowTilesShareBOnAClusterOfThreeWhereTheClustersFit) {
   EXPECT_EQ(p.splits, 2);
   // Where the GPU holds fewer such clusters than the split needs, it runs something else.
   in.res.clusters[2] = 20;
-  EXPECT_NE(kTileShapes[choose_plan(in).shape].cluster_m * kTileShapes[choose_plan(in).shape].cluster_n, 3);
+  EXPECT_NE(tile_cluster(kTileShapes[choose_plan(in).shape]), 3);
 }
 
 TEST(Sm90Plan, FewTilesSplitK) {

@@ -33,7 +33,7 @@ struct TileConfig {
   static constexpr int kStages = tile_stages(kTileShape);
   static constexpr bool kTmaStore = tile_has_tma_store(kTileShape);
   static_assert(kConsumers >= 1 && kConsumers <= 2 && kStages >= 2);
-  static_assert(kCluster <= 8, "a portable cluster");
+  static_assert(kCluster <= kMaxClusterSize, "a portable cluster");
 };
 
 // One operand's (kMN, kTK) stage, its TMA boxes and its wgmma descriptors, for elements of

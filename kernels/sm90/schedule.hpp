@@ -48,7 +48,7 @@ constexpr int kMaxSplits = 64;  // the most ways K is split (LOOM_SM90_PLAN's bo
 // 1, 2 and 4, measured 2026-11-26: 30, not 132 / 4). Without a GPU, of_sms() assumes every SM
 // takes part (the SM count over the cluster size).
 struct Residency {
-  static constexpr int kMaxCluster = 8;  // the portable cluster size
+  static constexpr int kMaxCluster = kMaxClusterSize;
   int sms = 132;
   int clusters[kMaxCluster] = {132, 66, 44, 33, 26, 22, 18, 16};  // clusters of 1, 2, ..., 8 CTAs
   static constexpr Residency of_sms(int sms) {

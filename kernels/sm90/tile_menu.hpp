@@ -64,9 +64,10 @@ struct TileShape {
 // round). 128x192_3x1 splits K (unlike 128x192: its partial tiles fill the 39 slots where the
 // whole ones fill half, 384 x 3584 x 18944 in 81.8 µs against 122.7 for the pick before it, cuBLAS
 // 76.6); 128x144_3x1 was faster than the pick at 384 x 4096 x 11008 (66.3 against 72.4 µs)
-// and 384 x 3584 x 18944 (107.1 against 122.7), which the model does not see. Index 32, 64x80 on 2x2 clusters (both operands multicast, as cuBLAS's 64x80 on 4x2 at M
-// = 160), is for a swapped plan of at most 160 tokens: min_m 1024 keeps it off unswapped small M,
-// where it measured 4-45% slower than the pick.
+// and 384 x 3584 x 18944 (107.1 against 122.7), though the model does not rate it above the pick
+// there. Index 32, 64x80 on 2x2 clusters (both operands multicast, as cuBLAS's 64x80 on 4x2 at
+// M = 160), is for a swapped plan of at most 160 tokens: min_m 1024 keeps it off unswapped small
+// M, where it measured 4-45% slower than the pick.
 //
 // Indices are LOOM_SM90_PLAN's, so new shapes go at the end; kernels/CMakeLists.txt instantiates
 // each with the operand majornesses it takes (tile_takes).
@@ -134,6 +135,9 @@ constexpr bool tile_takes_mn_major_b(TileShape t) { return t.bn % (64 * t.cluste
 constexpr bool tile_takes_mn_major_a(TileShape t) { return t.bm % (64 * t.cluster_n) == 0; }
 // The CTAs of a cluster: the launch's (1-D) cluster, rank r at (r % cluster_m, r / cluster_m).
 constexpr int tile_cluster(TileShape t) { return t.cluster_m * t.cluster_n; }
+// The most CTAs a cluster may have without the non-portable opt-in (the launch and the residency
+// query use portable sizes only).
+constexpr int kMaxClusterSize = 8;
 // 8-bit inputs' accurate mode: a tile up to this wide computes each k tile's partial whole; a wider
 // one in two column pieces (kernels/sm90/mainloop.cuh's mma_promoted).
 constexpr int kWholePartialMaxBN = 144;
