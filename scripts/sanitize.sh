@@ -68,7 +68,9 @@ for tool in ${TOOLS:-memcheck racecheck synccheck initcheck}; do
     [[ $r -eq 0 ]] || rc=$r
   done
   loom_stamp "$log"
-  summary=$(grep -Eo 'ERROR SUMMARY: [0-9]+ errors?' "$log" | tail -n1 || true)
+  # racecheck ends with its own summary line (hazards, errors and warnings), the other tools with
+  # an ERROR SUMMARY.
+  summary=$(grep -Eo '(ERROR SUMMARY: [0-9]+ errors?|RACECHECK SUMMARY: [0-9]+ hazards? displayed \([0-9]+ errors?, [0-9]+ warnings?\))' "$log" | tail -n1 || true)
   if [[ $rc -eq 0 ]]; then
     echo "$tool: ok (${summary:-no error summary}) - $log"
   else
