@@ -7,9 +7,12 @@ One PNG per (op, dtype, layout): throughput against problem size, one line per k
 cuBLAS baseline, the device-to-device copy (bandwidth-bound ops) and the device's peak. RESULTS.md
 gets a header (GPU, driver, CUDA and cuBLAS versions, date, the command), then per plot its image
 and a table: kernel, dtype, layout, shape, median us, GB/s or TFLOP/s, % of peak, vs cuBLAS. The
-kernels' rows are printed to stdout last. Rows of loom-bench --sweep=llm (label sweep=llm) get a
-section of their own instead: per dtype and layout, Loom/cuBLAS against M with one line per (N, K),
-a table of the ratios, the bar verdicts, and GB/s at small M. Needs pandas and matplotlib.
+kernels' rows are printed to stdout last. Rows of loom-bench --sweep=llm and llm-layouts (label
+sweep=NAME) get a section of their own instead, and those of --sweep=llm-wide another: per dtype
+and layout, Loom/cuBLAS against M with one line per (N, K), a table of the ratios, the bar
+verdicts, and GB/s at small M. The header is the first JSON's GPU; a JSON of another GPU's run
+(its rows labelled device_name=NAME) gets sections of its own, named after that GPU. Needs pandas
+and matplotlib.
 """
 
 import argparse
@@ -125,6 +128,8 @@ def collect(benchmarks):
         # loom-bench's check of the row before timing it (passed, incorrect, not_verified, failed);
         # files written before it checked have none.
         rec["disposition"] = given.get("disposition", "")
+        # The GPU that ran the row (loom-bench labels it device_name=NAME; older files do not).
+        rec["card"] = given.get("device_name", "")
         if not math.isnan(rec["GB/s"]):
             rec["op"], rec["thr"], rec["unit"] = "add", rec["GB/s"], "GB/s"
         elif not math.isnan(rec["TFLOP/s"]):
@@ -299,8 +304,11 @@ def bar_lines(df):
     return out
 
 
-# Rows of loom-bench --sweep=llm and --sweep=llm-layouts (their label says sweep=NAME).
-LLM_SWEEPS = ("llm", "llm-layouts")
+# Rows of loom-bench --sweep=llm, --sweep=llm-layouts and --sweep=llm-wide (their label says
+# sweep=NAME). llm and llm-layouts share a section; llm-wide, the wider projections, has its own.
+LLM_SWEEPS = ("llm", "llm-layouts", "llm-wide")
+LLM_TITLES = {"llm": ("transformer-layer shapes (`--sweep=llm`)", "transformer-layer GEMM", "llm_"),
+              "llm-wide": ("wider transformer-layer shapes (`--sweep=llm-wide`)", "llm-wide GEMM", "llm_wide_")}
 # The bars of the transformer-layer sweep, best Loom kernel over cuBLAS per case: a geometric mean
 # of at least 1.00 and no shape under 0.90; for ccc and crr, a geometric mean of at least 0.95 over
 # a short, a medium and a long M.
@@ -353,9 +361,10 @@ def llm_cases(g):
     return cases
 
 
-def llm_verdict(dtype, layout, variant, cases):
-    """One bar line for the group, and the summary sentences under its table."""
-    what = f"{dtype} {layout}" + (f" {variant}" if variant else "")
+def llm_verdict(dtype, layout, variant, cases, name="transformer-layer GEMM", card=""):
+    """One bar line for the group, and the summary sentences under its table; name and card (where
+    it is not the card of the benchmarks above) say which sweep and GPU the bar is about."""
+    what = f"{dtype} {layout}" + (f" {variant}" if variant else "") + (f" on {card}" if card else "")
     ok = [c for c in cases if not math.isnan(c["ratio"])]
     missing = len(cases) - len(ok)
     sentences = []
@@ -385,10 +394,10 @@ def llm_verdict(dtype, layout, variant, cases):
             verdict = f"geomean {g:.3f}x, min {lo:.3f}x: " + (
                 "incomplete" if missing else
                 "meets" if g >= LLM_GEOMEAN_BAR and lo >= LLM_MIN_BAR else "misses")
-    return f"Bar (transformer-layer GEMM {what}, {bar}): {verdict}", sentences
+    return f"Bar ({name} {what}, {bar}): {verdict}", sentences
 
 
-def plot_llm(plt, dtype, layout, variant, cases, out_dir):
+def plot_llm(plt, dtype, layout, variant, cases, out_dir, prefix="llm_", card=""):
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
     ms = sorted({c["M"] for c in cases})
     for n, k in sorted({(c["N"], c["K"]) for c in cases}, key=lambda nk: (nk[0] * nk[1], nk)):
@@ -407,34 +416,63 @@ def plot_llm(plt, dtype, layout, variant, cases, out_dir):
         ax.minorticks_off()
     ax.set_xlabel("M (tokens)")
     ax.set_ylabel("Loom / cuBLAS throughput")
-    title = f"gemm {dtype} {layout} transformer layers" + (f" {variant}" if variant else "")
+    title = (f"gemm {dtype} {layout} {'wider ' if prefix == 'llm_wide_' else ''}transformer layers" +
+             (f" {variant}" if variant else "") + (f", {card}" if card else ""))
     ax.set_title(title)
     ax.grid(True, alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="best", fontsize="small")
     fig.tight_layout()
-    path = os.path.join(out_dir, slug(f"llm_{dtype}_{layout}" + (f"_{variant}" if variant else "")) + ".png")
+    path = os.path.join(out_dir, slug(f"{prefix}{dtype}_{layout}" + (f"_{variant}" if variant else "") +
+                                      (f"_{card}" if card else "")) + ".png")
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path, title
 
 
-def llm_section(plt, llm, ctx, memcpy_gbs, out_dir, md_dir):
-    """RESULTS.md's section for the transformer-layer sweep, and its bar lines."""
-    md = ["## gemm: transformer-layer shapes (`--sweep=llm`)", "",
+def llm_sections(plt, llm, ctx, memcpy_gbs, out_dir, md_dir, bench_commit=None):
+    """RESULTS.md's sections for the transformer-layer sweeps and their bar lines: one per sweep
+    (llm with llm-layouts, and llm-wide) and GPU, those of the benchmarks' GPU first. A section of
+    another GPU (rows of another run's JSON) names it, and leaves out the DRAM peak and copy of
+    this one; a section made at another commit says so."""
+    home = str(ctx.get("loom_device", ""))
+    family = llm.sweep.where(llm.sweep == "llm-wide", "llm")
+    card = llm.card.where(~llm.card.isin(["", home]), "")
+    keys = sorted({(c, f) for f, c in zip(family, card)}, key=lambda cf: (cf[0] != "", cf[0], cf[1] != "llm"))
+    md, bars = [], []
+    for c, f in keys:
+        g = llm[(family == f) & (card == c)]
+        sources = sorted({x for x in g.source if x}) if "source" in g else []
+        note = commit_note(sources, bench_commit) if sources else []
+        if c and sources:  # another GPU: where and how its rows were measured, from its file
+            o = load(sources[0])[0]
+            note += [f"Measured on {c} ({o.get('loom_sm_count', '?')} SMs), {o.get('date', '?')}: NVIDIA driver "
+                     f"{o.get('loom_nvidia_driver', '?')}, CUDA runtime {o.get('loom_cuda_runtime', '?')}, cuBLAS "
+                     f"{o.get('loom_cublas', '?')}" +
+                     (f"; `{o['loom_command']}`" if o.get("loom_command") else "") + ".", ""]
+        m, b = llm_section(plt, g, ctx, math.nan if c else memcpy_gbs, out_dir, md_dir, f, c, note)
+        md += m
+        bars += b
+    return md, bars
+
+
+def llm_section(plt, llm, ctx, memcpy_gbs, out_dir, md_dir, family="llm", card="", note=()):
+    """RESULTS.md's section for one transformer-layer sweep on one GPU, and its bar lines."""
+    heading, name, prefix = LLM_TITLES[family]
+    md = [f"## gemm: {heading}" + (f", {card}" if card else ""), "", *note,
           "Each cell is the Loom kernel's throughput over cuBLAS's for the same case in the same run: "
           f"the kernel `{PRIMARY_GEMM}` where it ran, else the best Loom kernel of the case (named in "
           "the cell when the best is not the same kernel everywhere). Bars: a geometric mean of "
           f">= {LLM_GEOMEAN_BAR:.2f}x with no shape < {LLM_MIN_BAR:.2f}x; for "
           f"{' and '.join(LLM_LOOSE_LAYOUTS)}, >= {LLM_LOOSE_BAR:.2f}x geometric mean over "
           f"M in {', '.join(map(str, LLM_LOOSE_M))}. Ratios under {LLM_MIN_BAR:.2f} are in bold.", ""]
-    peak = num(ctx.get("loom_peak_dram_gbs"))
+    peak = math.nan if card else num(ctx.get("loom_peak_dram_gbs"))
     bars = []
     for (dtype, layout, variant), g in llm.groupby(["dtype", "layout", "variant"], sort=True):
         cases = llm_cases(g)
-        bar, sentences = llm_verdict(dtype, layout, variant, cases)
+        bar, sentences = llm_verdict(dtype, layout, variant, cases, name, card)
         bars.append(bar)
-        path, title = plot_llm(plt, dtype, layout, variant, cases, out_dir)
+        path, title = plot_llm(plt, dtype, layout, variant, cases, out_dir, prefix, card)
         rel = os.path.relpath(os.path.abspath(path), md_dir).replace(os.sep, "/")
         md += [f"### {dtype}, {layout}" + (f", {variant}" if variant else ""), "", f"![{title}]({rel})", ""]
 
@@ -618,11 +656,15 @@ def main():
                                     "summaries are appended to the markdown")
     args = ap.parse_args()
 
-    ctx, benchmarks = load(args.bench_json[0])
-    for path in args.bench_json[1:]:
-        benchmarks = benchmarks + load(path)[1]
+    ctx = load(args.bench_json[0])[0]
     pd, plt = import_libs()
-    records = collect(benchmarks)
+    # Each file's rows on their own, so that the same case in two files (two GPUs' runs) stays two
+    # records, each knowing its file (and so its commit).
+    records = []
+    for path in args.bench_json:
+        for rec in collect(load(path)[1]):
+            rec["source"] = path
+            records.append(rec)
     if not records:
         die(f"{' '.join(args.bench_json)} has no loom-bench results")
     df = ordered(pd.DataFrame.from_records(records))
@@ -638,7 +680,8 @@ def main():
     if is_llm.any():
         copies = df[(df.kernel == "memcpy_d2d") & df.thr.notna()]
         memcpy_gbs = float(copies.thr.max()) if not copies.empty else math.nan
-        llm_md, llm_bars = llm_section(plt, df[is_llm], ctx, memcpy_gbs, args.out_dir, md_dir)
+        llm_md, llm_bars = llm_sections(plt, df[is_llm], ctx, memcpy_gbs, args.out_dir, md_dir,
+                                        commit_of(args.bench_json[0]))
     bar = bar_lines(df) + llm_bars
     if bar:
         md += [f"**{b}**" + ("  " if i + 1 < len(bar) else "") for i, b in enumerate(bar)] + [""]
@@ -670,7 +713,7 @@ def main():
         with open(args.results_md, "w") as f:
             f.write("\n".join(md).rstrip() + "\n")
         nplots = (rest.groupby(['op', 'dtype', 'layout', 'variant']).ngroups +
-                  df[is_llm].groupby(['dtype', 'layout', 'variant']).ngroups)
+                  df[is_llm].groupby(['sweep', 'card', 'dtype', 'layout', 'variant']).ngroups)
         print(f"plot.py: wrote {args.results_md} and {nplots} plot(s) in {args.out_dir}", file=sys.stderr)
     else:
         print(f"plot.py: wrote the plots in {args.out_dir}", file=sys.stderr)

@@ -10,8 +10,8 @@
 # (default: its default sweep). With arguments (a partial sweep) the committed RESULTS.md and
 # docs/plots/ are left alone: the markdown and plots go to results/RESULTS.md and results/plots/,
 # unless LOOM_WRITE_RESULTS=1. Plots of an earlier run are removed before new ones are written.
-# The full run also validates loom-validate --sweep=llm and --sweep=llm-ragged and times
-# loom-bench --sweep=llm and --sweep=llm-layouts, all with the kernel gemm
+# The full run also validates loom-validate --sweep=llm, llm-ragged, llm-wide and llm-wide-ragged
+# and times loom-bench --sweep=llm, llm-layouts and llm-wide, all with the kernel gemm
 # (results/validate_llm*.txt, results/llm*/bench.json; LOOM_LLM_SWEEP=0 skips them).
 #
 # --quick runs every step on a small sweep (a few cases per kernel and dtype; the llm sweeps at a
@@ -171,10 +171,13 @@ fi
 # (full and quick runs; LOOM_LLM_SWEEP=0 leaves them out of a full run, with the llm timing sweeps).
 if ((llm)) && ! skip_step "loom-validate llm sweeps"; then
   step "loom-validate llm sweeps"
-  rm -f results/validate_llm.txt results/validate_llm_ragged.txt results/validate_llm*.txt.commit
-  llm_validate_args=()
-  [[ $form == quick ]] && llm_validate_args=(--m=1,128 --layouts=rcr,ccc)
-  for sweep in llm llm-ragged; do
+  rm -f results/validate_llm*.txt results/validate_llm*.txt.commit
+  for sweep in llm llm-ragged llm-wide llm-wide-ragged; do
+    llm_validate_args=()
+    if [[ $form == quick ]]; then
+      llm_validate_args=(--m=1,128 --layouts=rcr,ccc)
+      [[ $sweep == llm-wide* ]] && llm_validate_args=(--m=4,160)
+    fi
     out=results/validate_${sweep//-/_}.txt
     "$BUILD_DIR/loom-validate" --sweep=$sweep --kernels=gemm --quiet --output="$out" \
       ${llm_validate_args[@]+"${llm_validate_args[@]}"} || validate_rc=$?
@@ -182,7 +185,7 @@ if ((llm)) && ! skip_step "loom-validate llm sweeps"; then
     [[ $validate_rc -eq 0 ]] || fail_validate "$out" "$validate_rc"
   done
 elif ((!llm)); then
-  rm -f results/validate_llm.txt results/validate_llm_ragged.txt results/validate_llm*.txt.commit
+  rm -f results/validate_llm*.txt results/validate_llm*.txt.commit
 fi
 
 export LOOM_COMPACT=1  # sweep.sh: loom-bench --progress on the terminal, the console table to bench.txt
@@ -198,15 +201,17 @@ if ! { [[ -s results/bench.json ]] && skip_step "loom-bench default sweep"; }; t
     exit "$(( sweep_rc ? sweep_rc : 1 ))"
   fi
 fi
-# The transformer-layer sweeps (loom-bench --sweep=llm, llm-layouts) through the entry point gemm.
+# The transformer-layer sweeps (loom-bench --sweep=llm, llm-layouts, llm-wide) through the entry
+# point gemm.
 llm_json=()
 if ((llm)) && ! skip_step "loom-bench llm sweeps"; then
   step "loom-bench llm sweeps"
-  for sweep in llm llm-layouts; do
+  for sweep in llm llm-layouts llm-wide; do
     m_arg=()
     if [[ $form == quick ]]; then
       m_arg=(--m=1,128,4096)
       [[ $sweep == llm-layouts ]] && m_arg=(--m=128)
+      [[ $sweep == llm-wide ]] && m_arg=(--m=4,160,1536)
     fi
     rm -f "results/$sweep/bench.json"
     LOOM_SKIP_BUILD=1 bash scripts/sweep.sh "results/$sweep" --sweep=$sweep --kernels=gemm ${m_arg[@]+"${m_arg[@]}"} ||
@@ -214,7 +219,7 @@ if ((llm)) && ! skip_step "loom-bench llm sweeps"; then
   done
 fi
 if ((llm)); then
-  for sweep in llm llm-layouts; do [[ -s results/$sweep/bench.json ]] && llm_json+=("results/$sweep/bench.json"); done
+  for sweep in llm llm-layouts llm-wide; do [[ -s results/$sweep/bench.json ]] && llm_json+=("results/$sweep/bench.json"); done
 fi
 
 # compute-sanitizer over a small validate sweep, and one Nsight Compute profile per kernel; their

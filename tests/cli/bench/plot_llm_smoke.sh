@@ -2,7 +2,8 @@
 # ctest plot_py_llm: scripts/plot.py on a synthetic JSON of loom-bench --sweep=llm and
 # --sweep=llm-layouts rows (labelled sweep=NAME) beside an add row and its copy: the
 # transformer-layer section's plots, ratio tables, choice of Loom kernel, bar verdicts and GB/s of
-# small M. Exit 77 (skipped) when pandas or matplotlib is missing.
+# small M; llm-wide rows in a section of their own, and a second file of another GPU's run in its
+# own section. Exit 77 (skipped) when pandas or matplotlib is missing.
 # Usage: bash plot_llm_smoke.sh PYTHON3 WORK_DIR
 set -uo pipefail
 py=${1:?usage: plot_llm_smoke.sh PYTHON3 WORK_DIR}
@@ -34,7 +35,7 @@ rm -rf "$work"
 mkdir -p "$work/plots"
 
 # Each case's cuBLAS row runs in 10 us (or the time given); a kernel's time follows from its ratio.
-"$py" - "$work/bench.json" <<'PY'
+"$py" - "$work/bench.json" "$work/h200.json" <<'PY'
 import json, sys
 rows = []
 def row(kernel, dtype, layout, m, n, k, us, vs, label="", error=None):
@@ -73,11 +74,19 @@ rows.append({"name": "memcpy_d2d/f32/ccc/2048x2048x0/min_time:0.200/manual_time"
              "median_us": 10.0, "GB/s": 3000.0, "pct_peak": 89.5, "vs_cublas": 1.0})
 rows.append({"name": "add/f32/ccc/2048x2048x0/min_time:0.200/manual_time", "run_type": "iteration",
              "median_us": 10.0, "GB/s": 2950.0, "pct_peak": 88.0})
+# --sweep=llm-wide on the same GPU (labelled with it): a section of its own.
+for m, v in ((1, 1.1), (160, 0.85)):
+    case("bf16", "rcr", m, 3584, 3584, {"gemm": v}, sweep="llm-wide", extra="device_name=NVIDIA H100 80GB HBM3")
 json.dump({"context": {"loom_device": "NVIDIA H100 80GB HBM3", "loom_peak_dram_gbs": "3350.0"},
            "benchmarks": rows}, open(sys.argv[1], "w"), indent=1)
+# Another GPU's run of a case that the first file has too: its own section, named after the GPU.
+rows = []
+case("bf16", "rcr", 1, 4096, 4096, {"gemm": 0.95}, extra="device_name=NVIDIA H200")
+json.dump({"context": {"loom_device": "NVIDIA H200", "loom_peak_dram_gbs": "4800.0"},
+           "benchmarks": rows}, open(sys.argv[2], "w"), indent=1)
 PY
 
-if ! "$py" "$root/scripts/plot.py" "$work/bench.json" --out-dir "$work/plots" --results-md "$work/RESULTS.md" \
+if ! "$py" "$root/scripts/plot.py" "$work/bench.json" "$work/h200.json" --out-dir "$work/plots" --results-md "$work/RESULTS.md" \
     >"$work/stdout" 2>"$work/stderr"; then
   echo "FAIL: plot.py exited non-zero"; cat "$work/stderr"; exit 1
 fi
@@ -118,5 +127,13 @@ check "beta = 1 counts C" grep -qxF "| 1x4096x4096 | gemm | 10.0 | 3,358 | 100.2
 check "no GB/s rows past M = 16" bash -c "! grep -qF '| 128x4096x4096 | sm90 |' '$md'"
 check "path notes without the sweep tag" grep -qxF "Note: path=tma." "$md"
 check "bars on stdout" grep -qF "Bar (transformer-layer GEMM bf16 ccc" "$work/stdout"
+check "llm-wide section" grep -qxF '## gemm: wider transformer-layer shapes (`--sweep=llm-wide`)' "$md"
+check "llm-wide plot" test -s "$work/plots/llm_wide_bf16_rcr.png"
+check "llm-wide bar" grep -qF "Bar (llm-wide GEMM bf16 rcr, >= 1.00x geometric mean, no shape < 0.90x): geomean 0.967x, min 0.850x: misses" "$md"
+check "another GPU's section" grep -qxF '## gemm: transformer-layer shapes (`--sweep=llm`), NVIDIA H200' "$md"
+check "another GPU's bar" grep -qF "Bar (transformer-layer GEMM bf16 rcr on NVIDIA H200, >= 1.00x geometric mean, no shape < 0.90x): geomean 0.950x, min 0.950x: misses" "$md"
+check "another GPU's run named" grep -qF "Measured on NVIDIA H200 (? SMs)" "$md"
+check "another GPU's plot" test -s "$work/plots/llm_bf16_rcr_NVIDIA_H200.png"
+check "another GPU: no DRAM peak of this one" grep -qxF "| 1x4096x4096 | gemm | 10.5 | 3,189 | 10.0 | 3,357 |" "$md"
 if [[ $fails -eq 0 ]]; then echo "plot.py llm: all checks passed"; fi
 [[ $fails -eq 0 ]]
