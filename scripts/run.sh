@@ -231,7 +231,9 @@ else
   step "compute-sanitizer"
   sanitize_args=()
   [[ $form == quick ]] && sanitize_args=(--m=1,130 --n=129 --k=200 --layouts=rcr --beta=0,0.5 --ld-pad=0 --misalign=0 --quiet)
-  LOOM_SKIP_BUILD=1 bash scripts/sanitize.sh ${sanitize_args[@]+"${sanitize_args[@]}"} > results/sanitize.txt 2>&1 || sanitize_rc=$?
+  # Its lines (one as each tool starts, one as it ends) on the terminal too, indented.
+  LOOM_SKIP_BUILD=1 bash scripts/sanitize.sh ${sanitize_args[@]+"${sanitize_args[@]}"} 2>&1 |
+    tee results/sanitize.txt | sed 's/^/  /' >&2 || sanitize_rc=$?
 fi
 [[ $sanitize_rc -eq 0 ]] || echo "run.sh: scripts/sanitize.sh reported errors (results/sanitize.txt)" >&2
 if ((have_ncu)) && ! skip_step "Nsight Compute profiles"; then

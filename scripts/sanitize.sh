@@ -55,7 +55,12 @@ timeout_arg=(--timeout=1800)
 [[ " $* " != *" --timeout="* ]] || timeout_arg=()
 mkdir -p results
 status=0
-for tool in ${TOOLS:-memcheck racecheck synccheck initcheck}; do
+tools=(${TOOLS:-memcheck racecheck synccheck initcheck})
+n_tool=0
+for tool in "${tools[@]}"; do
+  n_tool=$((n_tool + 1))
+  # A line as each tool starts: racecheck alone runs for minutes over the default sweeps.
+  echo "sanitize.sh: $tool ($n_tool/${#tools[@]}), ${#sweeps[@]} sweep(s) ..." >&2
   log=results/sanitize_$tool.log
   : >"$log"
   rc=0

@@ -51,6 +51,8 @@ check "quick llm-wide validate" "$log" '^loom-validate --sweep=llm-wide-ragged -
 check "quick llm-wide bench" "$log" '^loom-bench --progress .* --sweep=llm-wide --kernels=gemm --m=4,160,1536$'
 check "the llm-wide JSON plotted" "$log" '^python3 scripts/plot.py results/bench.json results/llm/bench.json results/llm-layouts/bench.json results/llm-wide/bench.json '
 check "quick sanitizer sweep" "$log" '^compute-sanitizer --tool memcheck .* --m=1,130 --n=129 --k=200'
+check "each sanitizer tool's start on the terminal" "$tmp/err" '^  sanitize\.sh: racecheck \(2/4\), 1 sweep\(s\) \.\.\.$'
+check "each sanitizer tool's end on the terminal" "$tmp/err" '^  initcheck: ok '
 check "quick profiles at small shapes" "$log" '^loom-bench --kernels=sm80 --dtypes=bf16 --layouts=ccc --m=1024 --n=1024 --k=1024'
 check "quick writes results/RESULTS.md" "$log" '^python3 scripts/plot.py .* --results-md results/RESULTS.md --command scripts/run.sh --quick'
 [[ -s $repo/results/run_times_quick.tsv ]] && echo "ok   step times kept" || { echo "FAIL no results/run_times_quick.tsv"; fail=1; }
@@ -83,6 +85,14 @@ if grep -q '^loom-validate ' "$log"; then echo "FAIL --resume ran loom-validate 
 rc=0; run --kernels=sm80 --resume || rc=$?
 check "--resume of another sweep runs every step" "$tmp/err" '^run.sh: --resume: no interrupted run of this commit and sweep'
 check "--resume of another sweep validates" "$log" '^loom-validate --quiet --output=results/validate.txt$'
+
+# A sanitizer that reports an error: its FAILED line on the terminal, and run.sh exits non-zero.
+stub "$tmp/bin/compute-sanitizer" 'echo "========= ERROR SUMMARY: 1 error"; exit 1'
+rc=0; run --quick || rc=$?
+[[ $rc -ne 0 ]] && echo "ok   a sanitizer error makes run.sh exit non-zero" || { echo "FAIL a sanitizer error: exit 0"; fail=1; }
+check "the failing tool on the terminal" "$tmp/err" '^  memcheck: FAILED, exit status 1 \(ERROR SUMMARY: 1 error\)'
+check "run.sh names the report" "$tmp/err" '^run.sh: scripts/sanitize.sh reported errors \(results/sanitize.txt\)$'
+stub "$tmp/bin/compute-sanitizer" 'exit 0'
 
 # --quick with loom-bench arguments: one line, exit 2.
 rc=0; run --quick --kernels=add || rc=$?
