@@ -66,7 +66,7 @@ for m in (1, 16, 128, 1024, 8192):
 for m, v in ((1, 1.0), (1024, 1.02)):
     case("f16", "rcr", m, 4096, 4096, {"gemm": v, "sm90": 1.2}, extra="beta=1")
 # ccc and crr from --sweep=llm-layouts; one crr case failed.
-for m, v in ((128, 0.96), (1024, 0.94), (8192, 0.97)):
+for m, v in ((128, 0.99), (1024, 0.97), (8192, 1.00)):
     case("bf16", "ccc", m, 4096, 4096, {"sm90": v}, sweep="llm-layouts")
     case("bf16", "crr", m, 4096, 4096, {"sm90": None if m == 1024 else 1.0}, sweep="llm-layouts")
 # Another sweep's rows: their own section, and the copy's bandwidth in the small-M note.
@@ -113,9 +113,9 @@ check "rcr summary" grep -qxF "Geometric mean 1.032x cuBLAS over 10 case(s); min
 check "rcr bar misses on the minimum" grep -qF "Bar (transformer-layer GEMM bf16 rcr, >= 1.00x geometric mean, no shape < 0.90x): geomean 1.032x, min 0.880x: misses" "$md"
 check "a kernel named gemm counts" grep -qxF 'Loom kernel: `gemm`.' "$md"
 check "f16 rcr meets" grep -qF "Bar (transformer-layer GEMM f16 rcr, >= 1.00x geometric mean, no shape < 0.90x): geomean 1.010x, min 1.000x: meets" "$md"
-# ccc: (0.96 * 0.94 * 0.97)^(1/3) = 0.9566.
-check "ccc bar at M 128, 1024, 8192" grep -qF "Bar (transformer-layer GEMM bf16 ccc, >= 0.95x geometric mean over M in 128, 1024, 8192): 0.957x over 3 case(s): meets" "$md"
-check "crr with a failed case is incomplete" grep -qF "GEMM bf16 crr, >= 0.95x geometric mean over M in 128, 1024, 8192): 1.000x over 2 case(s): incomplete" "$md"
+# ccc: (0.99 * 0.97 * 1.00)^(1/3) = 0.9866, over the bar of 0.98 though one M is under it.
+check "ccc bar at M 128, 1024, 8192" grep -qF "Bar (transformer-layer GEMM bf16 ccc, >= 0.98x geometric mean over M in 128, 1024, 8192): 0.987x over 3 case(s): meets" "$md"
+check "crr with a failed case is incomplete" grep -qF "GEMM bf16 crr, >= 0.98x geometric mean over M in 128, 1024, 8192): 1.000x over 2 case(s): incomplete" "$md"
 check "failed case shown" grep -qxF "| 1024 | – |" "$md"
 # GB/s at M <= 16: 1x4096x4096 bf16 moves 2 * (4096 + 4096^2 + 4096) bytes = 33570816; cuBLAS in
 # 10 us: 3,357 GB/s, 100.2% of 3350; sm90 at 1.05x: 3,525 GB/s, 105.2%.
