@@ -256,7 +256,8 @@ def ordered(df):
 
 
 def bar_lines(df):
-    """The performance bar: fp32 add with 1 GiB operands at >= 1.0x cublasSgeam's bandwidth."""
+    """The performance bars' verdicts: add against cublasSgeam and the copy, the GEMM kernels against
+    cuBLAS at their squares."""
     out = []
     big = df[(df.op == "add") & (df.dtype == "f32") & ~df.kernel.isin(BASELINES) &
              (df.M * df.N * 4 >= 1 << 30)]
@@ -267,6 +268,27 @@ def bar_lines(df):
             verdict = f"{r.vs_cublas:.3f}x cublasSgeam: " + ("meets" if r.vs_cublas >= 1.0 else "misses")
         out.append(f"Bar (fp32 add, 1 GiB operands, >= 1.0x cublasSgeam): "
                    f"{r.kernel} {r.layout} {r.M}x{r.N}: {verdict}")
+
+    # add against the device-to-device copy of the same bytes in the same run, at 2048^2 and up.
+    copies = {(r.dtype, r.layout, r.variant, r.M, r.N): r.thr
+              for r in df[(df.kernel == "memcpy_d2d") & df.thr.notna()].itertuples()}
+    adds = df[(df.op == "add") & ~df.kernel.isin(BASELINES) & (df.M * df.N >= 2048 * 2048)]
+    ratios, missing = [], 0
+    for r in adds.itertuples():
+        c = copies.get((r.dtype, r.layout, r.variant, r.M, r.N), math.nan)
+        if r.error or math.isnan(r.thr) or math.isnan(c) or c <= 0:
+            missing += 1
+        else:
+            ratios.append((r.thr / c, r))
+    if ratios or missing:
+        what = "Bar (add, every dtype and layout at 2048^2 and up, >= 0.97x of the copy in the same run): "
+        if not ratios:
+            out.append(what + f"no ratio in this run ({missing} case(s) without one)")
+        else:
+            lo, w = min(ratios, key=lambda t: t[0])
+            verdict = "incomplete" if missing else "meets" if lo >= 0.97 else "misses"
+            out.append(what + f"min {lo:.3f}x ({w.kernel} {w.dtype} {w.layout} {w.M}x{w.N}) over {len(ratios)} "
+                       f"case(s)" + (f", {missing} without a ratio" if missing else "") + f": {verdict}")
 
     gemm = df[(df.op == "gemm") & ~df.kernel.isin(BASELINES) & ~df.error.astype(bool)]
 

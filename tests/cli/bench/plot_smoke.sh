@@ -40,6 +40,8 @@ check "table header" grep -qF "| kernel | dtype | layout | shape | median µs | 
 check "table row of the bar case" grep -qE '^\| add \| f32 \| ccc \| 16384x16384 \| 1070\.2 \| 3,010\.0 \| 89\.8 \| 1\.038 \| 0\.21 \| 57 \| passed \|$' "$work/RESULTS.md"
 check "failed benchmark shown" grep -qF "failed: add: an illegal memory access" "$work/RESULTS.md"
 check "bar verdict printed" grep -qF "1.038x cublasSgeam: meets" "$work/stdout"
+# add at 2048^2 and up against the copy: 2950 of 3000 GB/s at best 0.983; the failed rrr case has none.
+check "add against the copy" grep -qF "Bar (add, every dtype and layout at 2048^2 and up, >= 0.97x of the copy in the same run): min 0.983x (add f16 ccc 2048x2048) over 5 case(s), 1 without a ratio: incomplete" "$work/RESULTS.md"
 check "stdout table lists the kernels only" bash -c "! grep -q '^cublas' '$work/stdout'"
 
 # Errors: a missing file and a non-benchmark JSON give one line and exit 2.
