@@ -329,8 +329,11 @@ def bar_lines(df):
 # Rows of loom-bench --sweep=llm, --sweep=llm-layouts and --sweep=llm-wide (their label says
 # sweep=NAME). llm and llm-layouts share a section; llm-wide, the wider projections, has its own.
 LLM_SWEEPS = ("llm", "llm-layouts", "llm-wide")
-LLM_TITLES = {"llm": ("transformer-layer shapes (`--sweep=llm`)", "transformer-layer GEMM", "llm_"),
-              "llm-wide": ("wider transformer-layer shapes (`--sweep=llm-wide`)", "llm-wide GEMM", "llm_wide_")}
+# Per section: its heading, the name its bar lines give, its plots' file prefix and title words.
+LLM_TITLES = {"llm": ("transformer-layer shapes (`--sweep=llm`)", "transformer-layer GEMM", "llm_",
+                      "transformer layers"),
+              "llm-wide": ("wider transformer-layer shapes (`--sweep=llm-wide`)", "llm-wide GEMM", "llm_wide_",
+                           "wider transformer layers")}
 # The bars of the transformer-layer sweep, best Loom kernel over cuBLAS per case: a geometric mean
 # of at least 1.00 and no shape under 0.90; for ccc and crr, a geometric mean of at least 0.98 over
 # a short, a medium and a long M.
@@ -419,7 +422,8 @@ def llm_verdict(dtype, layout, variant, cases, name="transformer-layer GEMM", ca
     return f"Bar ({name} {what}, {bar}): {verdict}", sentences
 
 
-def plot_llm(plt, dtype, layout, variant, cases, out_dir, prefix="llm_", card=""):
+def plot_llm(plt, dtype, layout, variant, cases, out_dir, family="llm", card=""):
+    _, _, prefix, words = LLM_TITLES[family]
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
     ms = sorted({c["M"] for c in cases})
     for n, k in sorted({(c["N"], c["K"]) for c in cases}, key=lambda nk: (nk[0] * nk[1], nk)):
@@ -438,8 +442,7 @@ def plot_llm(plt, dtype, layout, variant, cases, out_dir, prefix="llm_", card=""
         ax.minorticks_off()
     ax.set_xlabel("M (tokens)")
     ax.set_ylabel("Loom / cuBLAS throughput")
-    title = (f"gemm {dtype} {layout} {'wider ' if prefix == 'llm_wide_' else ''}transformer layers" +
-             (f" {variant}" if variant else "") + (f", {card}" if card else ""))
+    title = f"gemm {dtype} {layout} {words}" + (f" {variant}" if variant else "") + (f", {card}" if card else "")
     ax.set_title(title)
     ax.grid(True, alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
@@ -452,11 +455,11 @@ def plot_llm(plt, dtype, layout, variant, cases, out_dir, prefix="llm_", card=""
     return path, title
 
 
-def llm_sections(plt, llm, ctx, memcpy_gbs, out_dir, md_dir, bench_commit=None):
+def llm_sections(plt, llm, ctx, memcpy_gbs, out_dir, md_dir, contexts, bench_commit=None):
     """RESULTS.md's sections for the transformer-layer sweeps and their bar lines: one per sweep
     (llm with llm-layouts, and llm-wide) and GPU, those of the benchmarks' GPU first. A section of
     another GPU (rows of another run's JSON) names it, and leaves out the DRAM peak and copy of
-    this one; a section made at another commit says so."""
+    this one; a section made at another commit says so. contexts: each JSON file's context by path."""
     home = str(ctx.get("loom_device", ""))
     family = llm.sweep.where(llm.sweep == "llm-wide", "llm")
     card = llm.card.where(~llm.card.isin(["", home]), "")
@@ -464,10 +467,10 @@ def llm_sections(plt, llm, ctx, memcpy_gbs, out_dir, md_dir, bench_commit=None):
     md, bars = [], []
     for c, f in keys:
         g = llm[(family == f) & (card == c)]
-        sources = sorted({x for x in g.source if x}) if "source" in g else []
-        note = commit_note(sources, bench_commit) if sources else []
-        if c and sources:  # another GPU: where and how its rows were measured, from its file
-            o = load(sources[0])[0]
+        sources = sorted(set(g.source))
+        note = commit_note(sources, bench_commit)
+        if c:  # another GPU: where and how its rows were measured, from its file
+            o = contexts[sources[0]]
             note += [f"Measured on {c} ({o.get('loom_sm_count', '?')} SMs), {o.get('date', '?')}: NVIDIA driver "
                      f"{o.get('loom_nvidia_driver', '?')}, CUDA runtime {o.get('loom_cuda_runtime', '?')}, cuBLAS "
                      f"{o.get('loom_cublas', '?')}" +
@@ -480,7 +483,7 @@ def llm_sections(plt, llm, ctx, memcpy_gbs, out_dir, md_dir, bench_commit=None):
 
 def llm_section(plt, llm, ctx, memcpy_gbs, out_dir, md_dir, family="llm", card="", note=()):
     """RESULTS.md's section for one transformer-layer sweep on one GPU, and its bar lines."""
-    heading, name, prefix = LLM_TITLES[family]
+    heading, name, _, _ = LLM_TITLES[family]
     md = [f"## gemm: {heading}" + (f", {card}" if card else ""), "", *note,
           "Each cell is the Loom kernel's throughput over cuBLAS's for the same case in the same run: "
           f"the kernel `{PRIMARY_GEMM}` where it ran, else the best Loom kernel of the case (named in "
@@ -494,7 +497,7 @@ def llm_section(plt, llm, ctx, memcpy_gbs, out_dir, md_dir, family="llm", card="
         cases = llm_cases(g)
         bar, sentences = llm_verdict(dtype, layout, variant, cases, name, card)
         bars.append(bar)
-        path, title = plot_llm(plt, dtype, layout, variant, cases, out_dir, prefix, card)
+        path, title = plot_llm(plt, dtype, layout, variant, cases, out_dir, family, card)
         rel = os.path.relpath(os.path.abspath(path), md_dir).replace(os.sep, "/")
         md += [f"### {dtype}, {layout}" + (f", {variant}" if variant else ""), "", f"![{title}]({rel})", ""]
 
@@ -678,13 +681,14 @@ def main():
                                     "summaries are appended to the markdown")
     args = ap.parse_args()
 
-    ctx = load(args.bench_json[0])[0]
+    docs = {path: load(path) for path in args.bench_json}  # path -> (context, benchmarks)
+    ctx = docs[args.bench_json[0]][0]
     pd, plt = import_libs()
     # Each file's rows on their own, so that the same case in two files (two GPUs' runs) stays two
     # records, each knowing its file (and so its commit).
     records = []
-    for path in args.bench_json:
-        for rec in collect(load(path)[1]):
+    for path, (_, benchmarks) in docs.items():
+        for rec in collect(benchmarks):
             rec["source"] = path
             records.append(rec)
     if not records:
@@ -703,7 +707,7 @@ def main():
         copies = df[(df.kernel == "memcpy_d2d") & df.thr.notna()]
         memcpy_gbs = float(copies.thr.max()) if not copies.empty else math.nan
         llm_md, llm_bars = llm_sections(plt, df[is_llm], ctx, memcpy_gbs, args.out_dir, md_dir,
-                                        commit_of(args.bench_json[0]))
+                                        {path: doc[0] for path, doc in docs.items()}, commit_of(args.bench_json[0]))
     bar = bar_lines(df) + llm_bars
     if bar:
         md += [f"**{b}**" + ("  " if i + 1 < len(bar) else "") for i, b in enumerate(bar)] + [""]
