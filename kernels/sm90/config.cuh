@@ -59,9 +59,13 @@ struct OperandConfig {
                                           append(kStage.layout, make_layout(IntTuple(kStages), IntTuple(kStageElems)))};
 
   // TMA boxes: a k-major tile is one box of (a k tile) x (MN / kShare), so that each sharing CTA
-  // loads one; an mn-major one is (64 of MN) x (64 of K), the swizzle's width, so several.
-  static constexpr int kBoxMN = kKMajor ? kMN / kShare : 64;
+  // loads one; an mn-major one is (64 of MN) x (64 of K), the swizzle's width, so several. A box
+  // starts on a whole swizzle repeat (8 rows of 128 bytes), so where MN / kShare is not a multiple of
+  // 8 (104 rows shared by four CTAs) the boxes are 8 rows each and the CTAs load
+  // kBoxesPerCta or one fewer: box b is loaded by the CTA of rank b % kShare.
+  static constexpr int kBoxMN = !kKMajor ? 64 : (kMN / kShare) % 8 == 0 ? kMN / kShare : 8;
   static constexpr int kBoxes = kMN / kBoxMN;
+  static constexpr int kBoxesPerCta = (kBoxes + kShare - 1) / kShare;
   static constexpr Tile kBoxTile = make_tile(kBoxMN, kTK);
   static constexpr SwizzleLayout kBox = tile_to_shape(kAtom, make_shape(kBoxMN, kTK), kOrder);
   static constexpr int kBoxBytes = kBoxMN * kTK * kElemBytes;
@@ -88,7 +92,7 @@ struct OperandConfig {
           if (gmma_desc_offset(kSmem, kBits, make_shape(w * kWgmmaMN, kStepK * s, p)) !=
               w * kDescPerRows + s * kDescPerStep + p * kDescPerStage)
             return false;
-    return kBoxes % kShare == 0 && (kStageBytes % 1024) == 0 && kBoxBytes * kBoxes == kStageBytes &&
+    return kBoxes * kBoxMN == kMN && kBoxes >= kShare && (kStageBytes % 1024) == 0 && kBoxBytes * kBoxes == kStageBytes &&
            kStageBytes == kMN * 128 && kKSteps == 4;
   }
   static_assert(valid());

@@ -11,9 +11,10 @@
 // TK, STEP: 64 and 16 for f16/bf16, 128 and 32 for e4m3/e5m2 (Config::kTK, OperandConfig::kStepK).
 //
 // and the same for B, whose boxes the cluster's CTAs along M share out: each loads kBoxes /
-// kClusterM of them and multicasts them to every CTA of the cluster (each completes its bytes on
-// the full barrier of every CTA it writes), so B's tile crosses L2 once per cluster. A cluster
-// along N shares A's boxes the same way.
+// kClusterM of them (one more where they do not divide: box b is rank b % kClusterM's) and
+// multicasts them to every CTA of the cluster (each completes its bytes on the full barrier of
+// every CTA it writes), so B's tile crosses L2 once per cluster. A cluster along N shares A's boxes
+// the same way.
 //
 // A consumer warpgroup waits for a stage, issues its four wgmmas (k-steps of STEP), commits them,
 // and waits for the previous k tile's group only (one group stays in flight across k tiles), then
@@ -68,8 +69,9 @@ __device__ __forceinline__ void producer_load(Params const& p, Pipeline<Cfg> con
     pipe.producer_acquire(ring, unsigned(Cfg::kStageBytes));
     int c0, c1;
 #pragma unroll
-    for (int j = 0; j < A::kBoxes / kClusterN; ++j) {
+    for (int j = 0; j < A::kBoxesPerCta; ++j) {
       int const b = j * kClusterN + rank_n;
+      if (A::kBoxes % kClusterN != 0 && b >= A::kBoxes) break;
       coords(local_tile<A::kBoxTile>(cA, wk.m * A::kBoxes + b, kt).base, A::kKMajor, c0, c1);  // box (BOX_MN,BK)
       SmemBuffer const dst = pipe.smem.a(s).offset(unsigned(b * A::kBoxBytes));
       if constexpr (kClusterN == 1)
@@ -78,8 +80,9 @@ __device__ __forceinline__ void producer_load(Params const& p, Pipeline<Cfg> con
         tma_load_2d_multicast(dst, &p.tma_a, pipe.smem.full(s), c0, c1, mask_a);
     }
 #pragma unroll
-    for (int j = 0; j < B::kBoxes / kClusterM; ++j) {
+    for (int j = 0; j < B::kBoxesPerCta; ++j) {
       int const b = j * kClusterM + rank_m;
+      if (B::kBoxes % kClusterM != 0 && b >= B::kBoxes) break;
       coords(local_tile<B::kBoxTile>(cB, wk.n * B::kBoxes + b, kt).base, B::kKMajor, c0, c1);
       SmemBuffer const dst = pipe.smem.b(s).offset(unsigned(b * B::kBoxBytes));
       if constexpr (kClusterM == 1)

@@ -69,6 +69,15 @@ struct TileShape {
 // M = 160), is for a swapped plan of at most 160 tokens: min_m 1024 keeps it off unswapped small
 // M, where it measured 4-45% slower than the pick.
 //
+// Indices 33-35 are 128-row tiles on clusters of four along M, for swapped plans of a few hundred
+// tokens: the weights' rows are the kernel's M, four CTAs of them share each token tile by
+// multicast, and the token tile's width is sized to the tokens (M = 300 in three tiles of 104,
+// 450 in three of 152). That is cuBLAS's own decomposition there (Nsight Compute on an H100:
+// nvjet 128x104 on 4x1 at 300 x 5120 x 6912 and 13824, 120 CTAs). Forced against the model's picks
+// at M = 200-800 on 30 (N, K) pairs, 300 x 5120 x 13824 took 79.9 µs against 122.5 (cuBLAS 65.1);
+// docs/tuning/sm90.md, twenty-first round. A width of 104 or 136 or 152 shared by four CTAs is not
+// a whole number of 8-row swizzle repeats each, so their B boxes are 8 rows (OperandConfig).
+//
 // Indices are LOOM_SM90_PLAN's, so new shapes go at the end; kernels/CMakeLists.txt instantiates
 // each with the operand majornesses it takes (tile_takes).
 inline constexpr TileShape kTileShapes[] = {{128, 256, 2, "128x256", false, false},
@@ -103,7 +112,10 @@ inline constexpr TileShape kTileShapes[] = {{128, 256, 2, "128x256", false, fals
                                             {128, 256, 1, "128x256_1x2", false, true, 64, 2},
                                             {128, 144, 3, "128x144_3x1", true, true, 64},
                                             {128, 192, 3, "128x192_3x1", true, true, 64},
-                                            {64, 80, 2, "64x80_2x2", true, true, 1024, 2}};
+                                            {64, 80, 2, "64x80_2x2", true, true, 1024, 2},
+                                            {128, 104, 4, "128x104_4x1", true, true, 64},
+                                            {128, 136, 4, "128x136_4x1", true, true, 64},
+                                            {128, 152, 4, "128x152_4x1", true, true, 64}};
 inline constexpr int kTileShapeCount = int(sizeof(kTileShapes) / sizeof(kTileShapes[0]));
 
 constexpr int kTileK = 64;  // K per stage: one k tile, the 128-byte swizzle's width in 16-bit elements
