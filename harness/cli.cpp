@@ -348,13 +348,16 @@ namespace {
 // --card's GPUs: SMs, the highest SM clock, the memory clock and bus width as the driver reports
 // them (cudaDeviceGetAttribute). h100-sxm and h200 as the device tool's cards reported them
 // (2026-11-26); h100-pcie from NVIDIA's published figures (114 SMs, 1755 MHz, 2.0 TB/s of HBM2e).
+// The clusters resident as cudaOccupancyMaxActiveClusters gave them on the device tool's cards:
+// every size on an H100 SXM (docs/tuning/sm90.md, twentieth round), sizes 1, 2, 4 and 8 on an H200
+// (kernels/sm90/fit/data/h200.csv; the others are the SM count over the size); none on an H100 PCIe.
 struct NamedCard {
   char const* name;
   PlanTarget target;
 };
-constexpr NamedCard kCards[] = {{"h100-sxm", {132, 1980000, 2619000, 5120}},
-                                {"h100-pcie", {114, 1755000, 1593000, 5120}},
-                                {"h200", {132, 1980000, 3201000, 6016}}};
+constexpr NamedCard kCards[] = {{"h100-sxm", {132, 1980000, 2619000, 5120, {132, 66, 39, 30, 22, 17, 15, 15}}},
+                                {"h100-pcie", {114, 1755000, 1593000, 5120, {}}},
+                                {"h200", {132, 1980000, 3201000, 6016, {132, 66, 0, 30, 0, 0, 0, 15}}}};
 
 std::string card_names() {
   std::string s;
@@ -365,7 +368,7 @@ std::string card_names() {
 
 PlanTarget DeviceOptions::plan_target() const {
   PlanTarget t = card.value_or(PlanTarget{});
-  if (sms) t.sms = *sms;
+  if (sms) t = PlanTarget{*sms, t.sm_khz, t.mem_khz, t.bus_bits, {}};  // the card's clusters were of its own SMs
   return t;
 }
 
@@ -383,7 +386,7 @@ void DeviceOptions::add(CLI::App& app, Tool tool) {
                              "(default: GPU --device's, else 132)");
     card_opt = app.add_option("--card", card_text,
                               "enumerate: the GPU to plan for by name, its SMs, clocks and memory bus (" + card_names() +
-                                  "; --sms overrides its SM count) (default: GPU --device's, else h100-sxm)");
+                                  "; --sms overrides its SM count, and the clusters it holds are then the SMs over the size) (default: GPU --device's, else h100-sxm)");
   }
 }
 

@@ -86,6 +86,10 @@ struct PlanTarget {
   double sm_khz = 0;    // the highest SM clock
   double mem_khz = 0;   // the memory clock
   int bus_bits = 0;     // the memory bus width
+  // Clusters of 1, 2, ..., 8 CTAs (of a whole SM each) resident at once, as the card measured them
+  // (a cluster stays in one GPC, so sizes 3 and up hold fewer than the SMs over the size); 0: the
+  // current GPU's, or the SM count over the size.
+  int clusters[8] = {};
 };
 
 // One plan of a kernel that plans each problem (sm90): its spec (what the kernel's launch_plan

@@ -403,10 +403,14 @@ std::string path(Problem const& p0, Operands const& ops0) {
 
 namespace {
 // The device facts of `target`: the current device's, its nonzero fields replaced (a different SM
-// count: every SM takes a cluster's CTA, Residency::of_sms).
+// count: every SM takes a cluster's CTA, Residency::of_sms, but where the target names the clusters
+// it holds).
 DeviceFacts facts_of(PlanTarget const& target) {
   DeviceFacts dev = device_facts();
   if (target.sms > 0) dev.res = Residency::of_sms(target.sms);
+  static_assert(sizeof(target.clusters) / sizeof(target.clusters[0]) == Residency::kMaxCluster);
+  for (int i = 0; i < Residency::kMaxCluster; ++i)
+    if (target.clusters[i] > 0) dev.res.clusters[i] = target.clusters[i];
   if (target.sm_khz > 0) dev.card.sm_clock_khz = target.sm_khz;
   if (target.mem_khz > 0) dev.card.mem_clock_khz = target.mem_khz;
   if (target.bus_bits > 0) dev.card.bus_bits = target.bus_bits;

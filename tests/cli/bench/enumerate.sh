@@ -110,13 +110,19 @@ for args in "--list=1" "--repro=1" "--repro --kernels=x*" "--mode=enumerate --ke
   fi
 done
 # --card plans for a named GPU: an H200's faster memory changes some of the llm sweep's picks, an
-# H100 SXM's are the default's without a GPU, and --sms overrides the card's SM count.
+# H100 SXM's clocks and bus are the default's without a GPU, and --sms overrides the card's SM count.
+# The card's clusters resident are what it measured (an H100 SXM holds 39 clusters of three, not
+# 132 / 3), and with --sms the SM count over the size.
 "$bench" --mode=enumerate --sweep=llm-wide --kernels=gemm --dtypes=bf16 --layouts=rcr --compute-capability=9.0 --card=h100-sxm | grep '^  plan' >"$tmp/c100"
 "$bench" --mode=enumerate --sweep=llm-wide --kernels=gemm --dtypes=bf16 --layouts=rcr --compute-capability=9.0 --card=h200 | grep '^  plan' >"$tmp/c200"
 [[ -s $tmp/c100 ]] && ! cmp -s "$tmp/c100" "$tmp/c200" && echo "ok   --card: an H200 plans differently from an H100 SXM" ||
   { echo "FAIL --card: h200 and h100-sxm plan alike"; fail=1; }
 "$bench" --mode=enumerate --sweep=llm --kernels=gemm --dtypes=bf16 --layouts=rcr --compute-capability=9.0 --card=h100-sxm --sms=114 | grep '^  plan' >"$tmp/c114"
 cmp -s "$tmp/c114" "$tmp/p114" && echo "ok   --card: --sms overrides its SM count" || { echo "FAIL --card --sms=114 plans unlike --sms=114"; fail=1; }
+for c in "--card=h100-sxm:132/66/39/30/22/17/15/15" "--card=h200:132/66/44/30/26/22/18/15" "--card=h100-sxm --sms=114:114/57/38/28/22/19/16/14"; do
+  got=$("$bench" --mode=enumerate --kernels=sm90 --plans=1 --dtypes=bf16 --layouts=rcr --m=384 --n=6144 --k=4096 --compute-capability=9.0 ${c%%:*} | grep -m1 -o 'clusters=[0-9/]*')
+  [[ $got == "clusters=${c#*:}" ]] && echo "ok   ${c%%:*}: $got" || { echo "FAIL ${c%%:*}: $got, not clusters=${c#*:}"; fail=1; }
+done
 
 # --plans=N: the model's N best plans as rows of their own, the first the model's choice (the plan
 # the kernel's own row takes), each labelled with its spec, its words and the model's estimate.
