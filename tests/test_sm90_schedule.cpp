@@ -7,6 +7,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -22,10 +23,13 @@ namespace {
 // Walks `s` as the grid does: cluster c takes units c, c + grid, ...; every rank of the cluster
 // sees each unit. Fails the test on any tile computed twice or missed, on a k range that is not
 // its split's, or on a workspace slot shared or out of range.
-void walk(Schedule const& s, std::string const& what) {
+// With `gpc`, the order first groups the readers of each panel by GPC (group_by_gpc), cluster c
+// running on GPC gpc[c] for c < count.
+void walk(Schedule const& s, std::string const& what, unsigned char const* gpc = nullptr, int count = 0) {
   SCOPED_TRACE(what);
   ASSERT_TRUE(s.fits_kernel());
-  TileScheduler const sched(s);
+  TileScheduler sched(s);
+  if (gpc) group_by_gpc(sched, gpc, count);
   ASSERT_EQ(sched.units, s.units);
   ASSERT_GE(s.grid, 1);
   ASSERT_LE(s.grid, s.wave);
@@ -133,6 +137,94 @@ TEST(Sm90Schedule, EveryTileAndKTileOnceOnEveryPlan) {
     ++walked;
   }
   EXPECT_EQ(walked, 1200);
+}
+
+// Where an H100 SXM runs each cluster of 2 and of 4 CTAs, numbered as the GEMM numbers them
+// (blockIdx / size): one GPC id per cluster, from cluster launches of 2 to 16 CTAs (the SMs of one
+// cluster share a GPC) on the device tool's card, 2026-11-28 (docs/tuning/sm90.md, twenty-second
+// round). 12 ids: four TPCs never shared a cluster with another in those launches.
+constexpr unsigned char kH100Pairs[66] = {8, 9, 10, 11, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1,
+                                          2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 1, 2, 3, 4, 5, 6, 7, 1,
+                                          2, 3, 4, 5, 6, 7, 1, 2, 3, 4, 5, 6, 7, 1, 2, 3, 4, 5, 6, 7, 6, 7};
+constexpr unsigned char kH100Fours[30] = {0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6,
+                                          7, 1, 2, 3, 4, 5, 6, 7, 1, 2, 3, 4, 5, 6, 7};
+
+TEST(Sm90Schedule, GroupedByGpcEveryTileAndKTileOnce) {
+  // The grouped order is a permutation of the units: the walk's checks hold on every plan, one
+  // wave or not (several waves keep the plain order), on the measured map and on random ones.
+  std::mt19937_64 rng(20261128);
+  std::vector<unsigned char> random_map(kMaxSlots);
+  for (int i = 0; i < 1200; ++i) {
+    std::int64_t const m = 1 + std::int64_t(rng() % 1500), n = 1 + std::int64_t(rng() % 9000);
+    std::int64_t const k = 1 + std::int64_t(rng() % 5000);
+    int const shape = int(rng() % kTileShapeCount);
+    int const splits = 1 + int(rng() % 5);
+    int const mode = int(rng() % 3);
+    TileShape const t = kTileShapes[shape];
+    int const size = tile_cluster(t);
+    Residency const res = Residency::of_sms(132);
+    Schedule const s = make_schedule(t, m, n, k, splits, mode == 1, res.wave(size), mode == 2);
+    unsigned char const* map = nullptr;
+    int count = 0;
+    if (size == 2 && rng() % 2) map = kH100Pairs, count = 66;
+    else if (size == 4 && rng() % 2) map = kH100Fours, count = 30;
+    else {
+      for (auto& g : random_map) g = (unsigned char)(rng() % 9);
+      map = random_map.data(), count = int(rng() % 2 ? res.wave(size) : s.units / 2);  // a short map: left as it is
+    }
+    walk(s, std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + t.name + " split " +
+                std::to_string(splits) + (mode == 1 ? " tail" : mode == 2 ? " stream-K" : "") + " grouped by GPC",
+         map, count);
+  }
+}
+
+// The menu's index of the tile shape named `name`, or -1.
+int shape_index(std::string_view name) {
+  for (int i = 0; i < kTileShapeCount; ++i)
+    if (name == kTileShapes[i].name) return i;
+  return -1;
+}
+
+// The GPC (on the measured map) of the clusters that read each panel of the shared operand.
+std::map<std::int64_t, std::set<int>> panel_gpcs(TileScheduler const& ts, unsigned char const* map, bool by_col) {
+  std::map<std::int64_t, std::set<int>> gpcs;
+  for (int c = 0; c < ts.grid; ++c) {
+    TileScheduler::Work const w = ts.work(c, 0);
+    std::int64_t const panel = by_col ? w.n / ts.cluster_n : w.m / ts.cluster_m;
+    gpcs[(std::int64_t(w.split) << 32) + panel].insert(map[c]);
+  }
+  return gpcs;
+}
+
+TEST(Sm90Schedule, GroupedByGpcPutsEachPanelsReadersInOneGpc) {
+  // 384 x 6144 x 4096 on 128x144_1x2: 3 x 22 cluster tiles on the 66 pairs, each weights panel
+  // (a cluster column) read by 3 clusters. The GPCs hold 4 to 9 pairs: 17 panels fit whole, the
+  // other 5 fill the slots left.
+  int const shape = shape_index("128x144_1x2");
+  ASSERT_GE(shape, 0);
+  Schedule const s = make_schedule(kTileShapes[shape], 384, 6144, 4096, 1, false, 66);
+  TileScheduler plain(s), grouped(s);
+  ASSERT_TRUE(group_by_gpc(grouped, kH100Pairs, 66));
+  int whole = 0, whole_plain = 0;
+  for (auto const& [panel, g] : panel_gpcs(grouped, kH100Pairs, true)) whole += g.size() == 1;
+  for (auto const& [panel, g] : panel_gpcs(plain, kH100Pairs, true)) whole_plain += g.size() == 1;
+  EXPECT_EQ(whole, 17);
+  EXPECT_EQ(whole_plain, 0);
+  // 300 x 5120 x 13824 swapped (the kernel's M = 5120) on 128x104_4x1: 10 x 3 cluster tiles on
+  // the 30 clusters of four; each weights panel (a cluster row) is read by the 3 token tiles.
+  int const four = shape_index("128x104_4x1");
+  ASSERT_GE(four, 0);
+  Schedule const s4 = make_schedule(kTileShapes[four], 5120, 300, 13824, 1, false, 30);
+  TileScheduler g4(s4);
+  ASSERT_TRUE(group_by_gpc(g4, kH100Fours, 30));
+  int whole4 = 0;
+  for (auto const& [panel, g] : panel_gpcs(g4, kH100Fours, false)) whole4 += g.size() == 1;
+  EXPECT_EQ(whole4, 7);  // GPCs 1-7 hold 4 clusters each, GPC 0 two
+  // More than a wave, or stream-K: the plain order.
+  Schedule const two = make_schedule(kTileShapes[shape], 4096, 4096, 4096, 1, false, 66);
+  TileScheduler t2(two);
+  EXPECT_FALSE(group_by_gpc(t2, kH100Pairs, 66));
+  EXPECT_EQ(t2.slots, 0);
 }
 
 TEST(Sm90Schedule, TheTailSplitsOnlyTheLastWave) {

@@ -54,6 +54,10 @@ struct Args {
   // as the kernel's A), which the kernel needs (a swapped or traded orientation flips it).
   bool block_scale = false;
   bool rows_scale_a = true;
+  // Readers grouped by GPC (group_by_gpc): the GPC of each cluster of a launch of this schedule's
+  // cluster size, as measured on the device (kernels/sm90/sm90.cu: cluster_gpcs); null: the plain order.
+  unsigned char const* slot_gpc = nullptr;
+  int slot_count = 0;
 };
 
 // Why an instance did not launch. `tma`: TMA cannot read A or B (the caller runs sm80 instead, as
@@ -202,6 +206,7 @@ cudaError_t fill_params(Args const& args, Schedule const& sched, Refusal* refusa
   p->ep = EpilogueArgs{args.c, args.d, Coord<2>{{args.gd.shape[0], args.gd.shape[1]}},
                        args.d_col ? args.gd.stride[1] : args.gd.stride[0], args.alpha, args.beta, args.pair_d, args.d_col};
   p->sched = TileScheduler(sched);
+  group_by_gpc(p->sched, args.slot_gpc, args.slot_count);
   p->out = args.out;
   p->partials = args.partials;
   p->arrivals = args.arrivals;

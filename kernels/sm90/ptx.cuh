@@ -49,6 +49,7 @@
 //   setmaxnreg_dec<R>(), setmaxnreg_inc<R>()                          (warpgroup-collective)
 //   named_barrier_sync(id, threads), atomic_inc_acq_rel_gpu(p, limit)
 //   griddepcontrol_launch_dependents(), griddepcontrol_wait()          (programmatic dependent launch)
+//   sm_id(), global_timer_ns()                                         (special registers %smid, %globaltimer)
 #pragma once
 
 #include <cuda.h>
@@ -250,6 +251,33 @@ __device__ __forceinline__ void mbarrier_wait(Barrier bar, unsigned parity) {
 #else
   (void)bar, (void)parity;
   LOOM_SM90A_UNSUPPORTED();
+#endif
+}
+
+// ---------------------------------------------------------------------------------------------
+// Where and when (PTX ISA 10 "Special Registers": %smid, the SM this thread runs on, constant for
+// its CTA's lifetime; %globaltimer, a 64-bit nanosecond timer)
+// ---------------------------------------------------------------------------------------------
+
+__device__ __forceinline__ unsigned sm_id() {
+#if LOOM_SM90A_ENABLED
+  unsigned r;
+  asm volatile("mov.u32 %0, %%smid;\n" : "=r"(r));
+  return r;
+#else
+  LOOM_SM90A_UNSUPPORTED();
+  return 0;
+#endif
+}
+
+__device__ __forceinline__ unsigned long long global_timer_ns() {
+#if LOOM_SM90A_ENABLED
+  unsigned long long r;
+  asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(r));
+  return r;
+#else
+  LOOM_SM90A_UNSUPPORTED();
+  return 0;
 #endif
 }
 

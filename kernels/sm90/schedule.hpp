@@ -29,10 +29,21 @@
 // tile (cluster_m * row + r % cluster_m, cluster_n * column + r / cluster_m). The last group is
 // ragged (cluster_rows % kGroupM rows): four lines of arithmetic, rather than a layout over a tile
 // grid padded with idle clusters.
+//
+// Readers grouped by GPC (group_by_gpc, host only): in a schedule of one wave, cluster c may run
+// another unit than c, so that the clusters that read one panel of the shared operand (the weights
+// of a layer, read by every tile row of tokens) run in one GPC. The L2 request coalescer merges
+// the requests of SMs that ask for the same sectors at about the same time, and clusters of one
+// GPC keep in step: at 384 x 6144 x 4096 (128x144_1x2, H100) the weights' L2 reads fell from 4.8
+// to 2.0 million sectors, cuBLAS's count, and the kernel from 42.5 to 34.0 µs
+// (docs/tuning/sm90.md, twenty-second round). Which GPC runs cluster c is measured per device
+// (kernels/sm90/sm90.cu: cluster_gpcs); the order is a permutation of the units, so a launch
+// placed otherwise (another kernel running beside it) computes the same D, only slower.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "kernels/sm90/tile_menu.hpp"
 #include "layout/config.hpp"
@@ -124,6 +135,10 @@ struct Schedule {
 
 constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
+// The most clusters a GPC-grouped order places (TileScheduler::slot_unit): one per SM of the
+// largest Hopper part.
+constexpr int kMaxSlots = 144;
+
 // The schedule of tile shape t for a problem (m, n, k) in the kernel's orientation, K split
 // `splits` ways (of every cluster tile, or with `tail` of the cluster tiles past the last whole
 // wave only), on a GPU that holds `wave` clusters of t at once. What the plan asks for becomes what
@@ -190,6 +205,9 @@ struct TileScheduler {
   int cluster_m, cluster_n, tiles_m, cluster_rows, tiles_n, cluster_cols, k_tiles, splits, split_from, units, grid,
       consumers, slot_floats;
   int stream_iters;  // stream-K: the split cluster tiles' k tiles (0: no stream-K)
+  // Cluster c < slots runs unit slot_unit[c] (group_by_gpc); slots == 0: cluster c runs unit c.
+  int slots = 0;
+  unsigned short slot_unit[kMaxSlots];
 
   TileScheduler() = default;
   LOOM_HD explicit TileScheduler(Schedule const& s)
@@ -210,6 +228,7 @@ struct TileScheduler {
 
   // Unit u as the CTA of cluster rank `rank` sees it.
   LOOM_HD Work work(int u, unsigned rank) const {
+    if (u < slots) u = slot_unit[u];
     Work w;
     bool streamed = false;
     if (u < split_from) {
@@ -259,5 +278,87 @@ struct TileScheduler {
     return (slot * unsigned(splits) + unsigned(s)) * unsigned(slot_floats);
   }
 };
+
+// Readers grouped by GPC (see the tile order above): fills ts's slot_unit so that the clusters of a
+// one-wave schedule that read one panel of the shared operand run in one GPC, where the GPC of
+// cluster c is gpc_of_slot[c] (c < count: the clusters of this size a launch holds, as measured).
+// The shared operand is the one whose panels have fewer readers: B's panel (a cluster column) is
+// read by cluster_rows clusters, A's (a cluster row) by cluster_cols; a split unit shares only
+// with the same split of the other tiles. Panels go whole into the GPC with the fewest free slots
+// that takes them, the largest first; those that fit nowhere fill the free slots in GPC order.
+// Leaves ts unchanged, and returns false, where no panel has two readers, the schedule takes more
+// than one wave or is stream-K's, or the placement does not cover its clusters.
+inline bool group_by_gpc(TileScheduler& ts, unsigned char const* gpc_of_slot, int count) {
+  int const units = ts.units;
+  if (gpc_of_slot == nullptr || ts.stream_iters > 0 || units > ts.grid || units > count || units > kMaxSlots || units < 2)
+    return false;
+  bool const by_col = ts.cluster_rows <= ts.cluster_cols;  // readers of a B panel: one cluster column
+  if ((by_col ? ts.cluster_rows : ts.cluster_cols) < 2) return false;
+  ts.slots = 0;
+  // Each unit's panel: (split, splits, panel index), as one key.
+  std::int64_t key[kMaxSlots];
+  for (int u = 0; u < units; ++u) {
+    TileScheduler::Work const w = ts.work(u, 0);
+    std::int64_t const panel = by_col ? w.n / ts.cluster_n : w.m / ts.cluster_m;
+    key[u] = (std::int64_t(w.splits) * kMaxSplits + w.split) * 0x40000000ll + panel;
+  }
+  // Panels: their units in unit order, panels ordered by size (largest first), then first unit.
+  int order[kMaxSlots], start[kMaxSlots + 1], size[kMaxSlots], panels = 0;
+  bool seen[kMaxSlots] = {};
+  int n = 0;
+  for (int u = 0; u < units; ++u) {
+    if (seen[u]) continue;
+    start[panels] = n;
+    for (int v = u; v < units; ++v)
+      if (!seen[v] && key[v] == key[u]) seen[v] = true, order[n++] = v;
+    size[panels] = n - start[panels];
+    ++panels;
+  }
+  int rank[kMaxSlots];
+  for (int i = 0; i < panels; ++i) rank[i] = i;
+  for (int i = 1; i < panels; ++i)  // stable insertion sort, largest first
+    for (int j = i; j > 0 && size[rank[j]] > size[rank[j - 1]]; --j) std::swap(rank[j], rank[j - 1]);
+  // GPCs: the slots of each, in slot order.
+  int gpc_count = 0, gpc_id[kMaxSlots], free_slots[kMaxSlots] = {};
+  for (int c = 0; c < units; ++c) {
+    int g = 0;
+    while (g < gpc_count && gpc_id[g] != gpc_of_slot[c]) ++g;
+    if (g == gpc_count) gpc_id[gpc_count++] = gpc_of_slot[c];
+    ++free_slots[g];
+  }
+  int next_slot[kMaxSlots] = {};  // the next unused slot of each GPC: scanned from 0
+  auto take = [&](int g) {
+    int c = next_slot[g];
+    while (gpc_of_slot[c] != gpc_id[g]) ++c;
+    next_slot[g] = c + 1;
+    --free_slots[g];
+    return c;
+  };
+  bool placed[kMaxSlots] = {};
+  int filled = 0;
+  for (int i = 0; i < panels; ++i) {
+    int const p = rank[i];
+    int best = -1;
+    for (int g = 0; g < gpc_count; ++g)
+      if (free_slots[g] >= size[p] && (best < 0 || free_slots[g] < free_slots[best])) best = g;
+    if (best < 0) continue;
+    for (int j = 0; j < size[p]; ++j) ts.slot_unit[take(best)] = (unsigned short)order[start[p] + j];
+    placed[p] = true;
+    filled += size[p];
+  }
+  int g = 0;
+  for (int i = 0; i < panels; ++i) {
+    int const p = rank[i];
+    if (placed[p]) continue;
+    for (int j = 0; j < size[p]; ++j) {
+      while (free_slots[g] == 0) ++g;
+      ts.slot_unit[take(g)] = (unsigned short)order[start[p] + j];
+    }
+    filled += size[p];
+  }
+  if (filled != units) return false;
+  ts.slots = units;
+  return true;
+}
 
 }  // namespace loom::sm90

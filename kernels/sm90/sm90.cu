@@ -40,6 +40,7 @@
 #include <mutex>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "kernels/entry.hpp"
 #include "kernels/operand_layout.hpp"
@@ -108,6 +109,28 @@ std::string why_no_tma(char const* name, void const* ptr, GmemShape const& g, in
   return {};
 }
 
+// A launch of `ctas` CTAs of a probe kernel in clusters of `size`, each CTA with as many threads as
+// the two-consumer tiles and the whole of the shared memory a CTA may have: one CTA an SM, as the
+// kernels get. Not copyable: cfg points at attr.
+struct ProbeLaunch {
+  cudaLaunchAttribute attr[1];
+  cudaLaunchConfig_t cfg{};
+  ProbeLaunch(int size, int ctas, cudaStream_t stream = nullptr) {
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = unsigned(size);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    cfg.gridDim = dim3(unsigned(ctas));
+    cfg.blockDim = dim3(unsigned(tile_threads(kTileShapes[0])));
+    cfg.dynamicSmemBytes = kSmemLimit;
+    cfg.stream = stream;
+  }
+  ProbeLaunch(ProbeLaunch const&) = delete;
+  ProbeLaunch& operator=(ProbeLaunch const&) = delete;
+};
+
 // Stands in for every sm90 kernel in the occupancy query: as many threads as the two-consumer
 // tiles and the whole of the shared memory a CTA may have, so one CTA per SM, as the kernels get.
 __global__ void residency_probe() {}
@@ -146,17 +169,8 @@ DeviceFacts device_facts() {
   r = Residency::of_sms(sms);
   if (cudaFuncSetAttribute(residency_probe, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemLimit) == cudaSuccess) {
     for (int size = 1; size <= Residency::kMaxCluster && size <= sms; ++size) {
-      cudaLaunchConfig_t cfg{};
-      cudaLaunchAttribute attr[1];
-      attr[0].id = cudaLaunchAttributeClusterDimension;
-      attr[0].val.clusterDim.x = unsigned(size);
-      attr[0].val.clusterDim.y = 1;
-      attr[0].val.clusterDim.z = 1;
-      cfg.attrs = attr;
-      cfg.numAttrs = 1;
-      cfg.gridDim = dim3(unsigned(sms / size * size));  // a whole number of clusters, or the query fails
-      cfg.blockDim = dim3(unsigned(tile_threads(kTileShapes[0])));
-      cfg.dynamicSmemBytes = kSmemLimit;
+      ProbeLaunch probe(size, sms / size * size);  // a whole number of clusters, or the query fails
+      cudaLaunchConfig_t const& cfg = probe.cfg;
       int n = 0;
       if (cudaOccupancyMaxActiveClusters(&n, residency_probe, &cfg) == cudaSuccess && n > 0) r.clusters[size - 1] = n;
     }
@@ -164,6 +178,129 @@ DeviceFacts device_facts() {
   cudaGetLastError();  // a failed query leaves the SM count's estimate, not a launch error
   known[dev] = facts;
   return facts;
+}
+
+// Where the GEMM's clusters run (group_by_gpc): each CTA of a probe launch records its SM, and holds
+// it for `hold_ns`, so that every cluster of the launch is resident at once, as in the GEMM's
+// persistent grid (a CTA an SM: the probe takes the shared memory a GEMM's CTA may).
+__global__ void placement_probe(unsigned* sm_of_cta, unsigned long long hold_ns) {
+#if LOOM_SM90A_ENABLED
+  unsigned long long const t0 = global_timer_ns();
+  if (threadIdx.x == 0) sm_of_cta[blockIdx.x] = sm_id();
+  while (global_timer_ns() - t0 < hold_ns) {
+  }
+#else
+  (void)sm_of_cta, (void)hold_ns;
+#endif
+}
+
+// The GPC of every cluster of a full launch of each size the menu uses (gpc[size - 1][cluster], the
+// cluster numbered blockIdx / size, as the GEMM numbers them); empty where not measured.
+struct ClusterGpcs {
+  std::vector<unsigned char> gpc[Residency::kMaxCluster];
+};
+
+// Measures it: probe launches of clusters of every size from 2 to 8, and of 16 where the device
+// allows that many, place their CTAs within one GPC each, so that the SMs that shared a cluster in
+// any of them (united, union-find) make up a GPC; then each cluster of the menu's sizes takes the
+// GPC of its first CTA's SM. The hardware places the clusters of a launch on an idle GPU the same way
+// every time (2026-11-28, H100: twice the same in every size), and the GEMM's clusters as the
+// probe's; where it places them otherwise, the grouped order computes the same D, only slower.
+// Runs on a stream of its own, in the relaxed capture mode, so that it neither joins nor breaks a
+// capture in another thread; its failures leave the sizes unmeasured.
+ClusterGpcs measure_cluster_gpcs(Residency const& res) {
+  ClusterGpcs out;
+  int const sms = res.sms;
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  if (cudaThreadExchangeStreamCaptureMode(&mode) != cudaSuccess) {
+    cudaGetLastError();
+    return out;
+  }
+  unsigned* d = nullptr;
+  cudaStream_t st = nullptr;
+  std::vector<int> parent(std::size_t(sms), 0);
+  for (int i = 0; i < sms; ++i) parent[std::size_t(i)] = i;
+  auto find = [&](int x) {
+    while (parent[std::size_t(x)] != x) x = parent[std::size_t(x)] = parent[std::size_t(parent[std::size_t(x)])];
+    return x;
+  };
+  std::vector<unsigned> placed[17];
+  if (cudaMalloc(&d, sizeof(unsigned) * std::size_t(sms)) == cudaSuccess &&
+      cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) == cudaSuccess &&
+      cudaFuncSetAttribute(placement_probe, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemLimit) == cudaSuccess) {
+    cudaFuncSetAttribute(placement_probe, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    cudaGetLastError();
+    for (int size : {1, 2, 3, 4, 5, 6, 7, 8, 16}) {
+      ProbeLaunch probe(size, size, st);
+      cudaLaunchConfig_t& cfg = probe.cfg;
+      int clusters = 0;
+      if (cudaOccupancyMaxActiveClusters(&clusters, placement_probe, &cfg) != cudaSuccess || clusters <= 0 ||
+          clusters * size > sms) {
+        cudaGetLastError();
+        continue;
+      }
+      cfg.gridDim = dim3(unsigned(clusters * size));
+      std::vector<unsigned> sm(std::size_t(clusters * size));
+      if (cudaLaunchKernelEx(&cfg, placement_probe, d, 20000ull) != cudaSuccess ||
+          cudaMemcpyAsync(sm.data(), d, sizeof(unsigned) * sm.size(), cudaMemcpyDeviceToHost, st) != cudaSuccess ||
+          cudaStreamSynchronize(st) != cudaSuccess) {
+        cudaGetLastError();
+        continue;
+      }
+      bool ok = true;
+      for (unsigned v : sm) ok = ok && v < unsigned(sms);
+      if (!ok) continue;
+      for (int c = 0; c < clusters; ++c)
+        for (int r = 1; r < size; ++r) {
+          int const a = find(int(sm[std::size_t(c * size)])), b = find(int(sm[std::size_t(c * size + r)]));
+          if (a != b) parent[std::size_t(b)] = a;
+        }
+      placed[size] = std::move(sm);
+    }
+  }
+  if (st) cudaStreamDestroy(st);
+  if (d) cudaFree(d);
+  cudaGetLastError();
+  cudaThreadExchangeStreamCaptureMode(&mode);
+  cudaGetLastError();
+  // GPC ids, numbered in order of first appearance among the SMs.
+  std::vector<int> id(std::size_t(sms), -1);
+  int ids = 0;
+  for (int s = 0; s < sms; ++s)
+    if (id[std::size_t(find(s))] < 0) id[std::size_t(find(s))] = ids++;
+  if (ids > 255) return out;
+  for (int size = 1; size <= Residency::kMaxCluster; ++size) {
+    std::vector<unsigned> const& sm = placed[size];
+    for (std::size_t c = 0; c + std::size_t(size) <= sm.size(); c += std::size_t(size))
+      out.gpc[size - 1].push_back((unsigned char)id[std::size_t(find(int(sm[c])))]);
+  }
+  return out;
+}
+
+// The current device's cluster GPCs, measured on the first call that may (LOOM_SM90_GPC_ORDER=0
+// turns the grouped order off: never measured, every launch in the plain order). Not measured
+// while `stream` captures: such a call takes the plain order, and a later one measures.
+ClusterGpcs const* cluster_gpcs(cudaStream_t stream) {
+  static bool const off = [] {
+    char const* env = std::getenv("LOOM_SM90_GPC_ORDER");
+    return env && std::string(env) == "0";
+  }();
+  if (off) return nullptr;
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  static std::mutex mu;
+  static std::map<int, ClusterGpcs> known;
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = known.find(dev); it != known.end()) return &it->second;
+  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &capturing) != cudaSuccess || capturing != cudaStreamCaptureStatusNone) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return &(known[dev] = measure_cluster_gpcs(device_facts().res));
 }
 
 // LOOM_SM90_PLAN, parsed once: shape, splits, swap, tail; shape < 0 when unset or malformed.
@@ -450,6 +587,17 @@ cudaError_t launch(Problem const& p, Operands const& ops, cudaStream_t stream, P
     zero_arrivals<<<1, 256, 0, stream>>>(r.args.arrivals, int(r.sched.slots()));
     if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
     r.args.after_reset = true;
+  }
+  // Readers grouped by GPC (group_by_gpc) in a one-wave schedule of a clustered or swapped plan. The
+  // unswapped plans of one CTA a cluster measured mixed (H100, 2026-11-28: 7% and 14% slower at 900
+  // x 3072 x 11008 on 128x192 and 250 x 3072 x 5120 on 64x96, no faster elsewhere) and keep the plain
+  // order; the others gained up to 16% (docs/tuning/sm90.md, twenty-second round).
+  if (r.sched.units <= r.sched.grid && r.sched.grid >= 2 && (r.sched.cluster_size() >= 2 || r.plan.swap)) {
+    if (ClusterGpcs const* g = cluster_gpcs(stream)) {
+      std::vector<unsigned char> const& slots = g->gpc[r.sched.cluster_size() - 1];
+      r.args.slot_gpc = slots.empty() ? nullptr : slots.data();
+      r.args.slot_count = int(slots.size());
+    }
   }
   Refusal refusal;
   if (eight)
