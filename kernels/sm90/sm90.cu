@@ -279,8 +279,8 @@ ClusterGpcs measure_cluster_gpcs(Residency const& res) {
 
 // The current device's cluster GPCs, measured on the first call that may (LOOM_SM90_GPC_ORDER=0
 // turns the grouped order off: never measured, every launch in the plain order). Not measured
-// while `stream` captures: such a call takes the plain order, and a later one measures.
-ClusterGpcs const* cluster_gpcs(cudaStream_t stream) {
+// while `stream` captures, nor without `measure`: such a call returns null until a call measures.
+ClusterGpcs const* cluster_gpcs(cudaStream_t stream, bool measure = true) {
   static bool const off = [] {
     char const* env = std::getenv("LOOM_SM90_GPC_ORDER");
     return env && std::string(env) == "0";
@@ -295,12 +295,25 @@ ClusterGpcs const* cluster_gpcs(cudaStream_t stream) {
   static std::map<int, ClusterGpcs> known;
   std::lock_guard<std::mutex> lock(mu);
   if (auto it = known.find(dev); it != known.end()) return &it->second;
+  if (!measure) return nullptr;
   cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
   if (cudaStreamIsCapturing(stream, &capturing) != cudaSuccess || capturing != cudaStreamCaptureStatusNone) {
     cudaGetLastError();
     return nullptr;
   }
   return &(known[dev] = measure_cluster_gpcs(device_facts().res));
+}
+
+// The GPC of each cluster for a launch of schedule `s` of plan `plan`, where its order groups the
+// readers of a panel by GPC (group_by_gpc), or null. That is a one-wave schedule of a clustered or
+// swapped plan: the unswapped plans of one CTA a cluster measured mixed (H100, 2026-11-28: 7% and
+// 14% slower at 900 x 3072 x 11008 on 128x192 and 250 x 3072 x 5120 on 64x96, no faster elsewhere)
+// and keep the plain order; the others gained up to 16% (docs/tuning/sm90.md, twenty-second round).
+std::vector<unsigned char> const* gpc_order_of(Plan const& plan, Schedule const& s, cudaStream_t stream, bool measure) {
+  if (s.units > s.grid || s.grid < 2 || s.stream || !(s.cluster_size() >= 2 || plan.swap)) return nullptr;
+  ClusterGpcs const* g = cluster_gpcs(stream, measure);
+  if (g == nullptr || g->gpc[s.cluster_size() - 1].empty()) return nullptr;
+  return &g->gpc[s.cluster_size() - 1];
 }
 
 // LOOM_SM90_PLAN, parsed once: shape, splits, swap, tail; shape < 0 when unset or malformed.
@@ -535,7 +548,14 @@ std::string path(Problem const& p0, Operands const& ops0) {
   std::string store = tile_has_tma_store(kTileShapes[r.plan.shape]) ? "" : "the tile is narrower than a store box";
   CUtensorMap d;
   if (store.empty()) store = make_tma_store_map(r.args, int(r.sched.bn), &d);
-  return transposes_of(v) + "tma " + describe_run(r) + (store.empty() ? ", tma store" : ", direct store (" + store + ")");
+  // The grouped order as the launch will take it, where the placement is measured already (path()
+  // itself launches nothing).
+  std::string order;
+  if (std::vector<unsigned char> const* slots = gpc_order_of(r.plan, r.sched, nullptr, false)) {
+    TileScheduler t(r.sched);
+    if (group_by_gpc(t, slots->data(), int(slots->size()))) order = ", readers grouped by GPC";
+  }
+  return transposes_of(v) + "tma " + describe_run(r) + (store.empty() ? ", tma store" : ", direct store (" + store + ")") + order;
 }
 
 namespace {
@@ -588,16 +608,9 @@ cudaError_t launch(Problem const& p, Operands const& ops, cudaStream_t stream, P
     if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
     r.args.after_reset = true;
   }
-  // Readers grouped by GPC (group_by_gpc) in a one-wave schedule of a clustered or swapped plan. The
-  // unswapped plans of one CTA a cluster measured mixed (H100, 2026-11-28: 7% and 14% slower at 900
-  // x 3072 x 11008 on 128x192 and 250 x 3072 x 5120 on 64x96, no faster elsewhere) and keep the plain
-  // order; the others gained up to 16% (docs/tuning/sm90.md, twenty-second round).
-  if (r.sched.units <= r.sched.grid && r.sched.grid >= 2 && (r.sched.cluster_size() >= 2 || r.plan.swap)) {
-    if (ClusterGpcs const* g = cluster_gpcs(stream)) {
-      std::vector<unsigned char> const& slots = g->gpc[r.sched.cluster_size() - 1];
-      r.args.slot_gpc = slots.empty() ? nullptr : slots.data();
-      r.args.slot_count = int(slots.size());
-    }
+  if (std::vector<unsigned char> const* slots = gpc_order_of(r.plan, r.sched, stream, true)) {
+    r.args.slot_gpc = slots->data();
+    r.args.slot_count = int(slots->size());
   }
   Refusal refusal;
   if (eight)
