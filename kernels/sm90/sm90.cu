@@ -181,8 +181,9 @@ DeviceFacts device_facts() {
 }
 
 // Where the GEMM's clusters run (group_by_gpc): each CTA of a probe launch records its SM, and holds
-// it for `hold_ns`, so that every cluster of the launch is resident at once, as in the GEMM's
-// persistent grid (a CTA an SM: the probe takes the shared memory a GEMM's CTA may).
+// it for `hold_ns` (200 µs: far longer than the grid takes to start), so that every cluster of the
+// launch is resident at once, as in the GEMM's persistent grid, and none lands on an SM another left
+// (a CTA an SM: the probe takes the shared memory a GEMM's CTA may).
 __global__ void placement_probe(unsigned* sm_of_cta, unsigned long long hold_ns) {
 #if LOOM_SM90A_ENABLED
   unsigned long long const t0 = global_timer_ns();
@@ -241,7 +242,7 @@ ClusterGpcs measure_cluster_gpcs(Residency const& res) {
       }
       cfg.gridDim = dim3(unsigned(clusters * size));
       std::vector<unsigned> sm(std::size_t(clusters * size));
-      if (cudaLaunchKernelEx(&cfg, placement_probe, d, 20000ull) != cudaSuccess ||
+      if (cudaLaunchKernelEx(&cfg, placement_probe, d, 200000ull) != cudaSuccess ||
           cudaMemcpyAsync(sm.data(), d, sizeof(unsigned) * sm.size(), cudaMemcpyDeviceToHost, st) != cudaSuccess ||
           cudaStreamSynchronize(st) != cudaSuccess) {
         cudaGetLastError();
