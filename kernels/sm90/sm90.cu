@@ -201,7 +201,7 @@ struct ClusterGpcs {
   std::vector<unsigned char> gpc[Residency::kMaxCluster];
 };
 
-// Measures it: probe launches of clusters of every size from 2 to 8, and of 16 where the device
+// Measures it: probe launches of clusters of every size from 1 to 8, and of 16 where the device
 // allows that many, place their CTAs within one GPC each, so that the SMs that shared a cluster in
 // any of them (united, union-find) make up a GPC; then each cluster of the menu's sizes takes the
 // GPC of its first CTA's SM. The hardware places the clusters of a launch on an idle GPU the same way
