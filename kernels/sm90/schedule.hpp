@@ -30,7 +30,8 @@
 // ragged (cluster_rows % kGroupM rows): four lines of arithmetic, rather than a layout over a tile
 // grid padded with idle clusters.
 //
-// Readers grouped by GPC (group_by_gpc, host only): in a schedule of one wave, cluster c may run
+// Readers grouped by GPC (group_by_gpc, host only; which launches take it: kernels/sm90/sm90.cu
+// gpc_order_of, one-wave schedules of clustered or swapped plans): cluster c may run
 // another unit than c, so that the clusters that read one panel of the shared operand (the weights
 // of a layer, read by every tile row of tokens) run in one GPC. The L2 request coalescer merges
 // the requests of SMs that ask for the same sectors at about the same time, and clusters of one
