@@ -61,9 +61,11 @@ struct OperandConfig {
   // TMA boxes: a k-major tile is one box of (a k tile) x (MN / kShare), so that each sharing CTA
   // loads one; an mn-major one is (64 of MN) x (64 of K), the swizzle's width, so several. A box
   // starts on a whole swizzle repeat (8 rows of 128 bytes), so where MN / kShare is not a multiple of
-  // 8 (104 rows shared by four CTAs) the boxes are 8 rows each and the CTAs load
-  // kBoxesPerCta or one fewer: box b is loaded by the CTA of rank b % kShare.
-  static constexpr int kBoxMN = !kKMajor ? 64 : (kMN / kShare) % 8 == 0 ? kMN / kShare : 8;
+  // 8 (104 rows shared by four CTAs) the tile is one box, which the CTA of rank 0 loads and
+  // multicasts: box b is loaded by the CTA of rank b % kShare. (Boxes of 8 rows, 13 of them shared
+  // out, made 4.25 TMA loads per CTA and k tile where cuBLAS issues 2, and measured 13% slower at
+  // 300 x 5120 x 13824 on 128x104_4x1: docs/tuning/sm90.md, twenty-third round.)
+  static constexpr int kBoxMN = !kKMajor ? 64 : (kMN / kShare) % 8 == 0 ? kMN / kShare : kMN;
   static constexpr int kBoxes = kMN / kBoxMN;
   static constexpr int kBoxesPerCta = (kBoxes + kShare - 1) / kShare;
   static constexpr Tile kBoxTile = make_tile(kBoxMN, kTK);
@@ -92,7 +94,7 @@ struct OperandConfig {
           if (gmma_desc_offset(kSmem, kBits, make_shape(w * kWgmmaMN, kStepK * s, p)) !=
               w * kDescPerRows + s * kDescPerStep + p * kDescPerStage)
             return false;
-    return kBoxes * kBoxMN == kMN && kBoxes >= kShare && (kStageBytes % 1024) == 0 && kBoxBytes * kBoxes == kStageBytes &&
+    return kBoxes * kBoxMN == kMN && (kBoxes >= kShare || kBoxes == 1) && (kStageBytes % 1024) == 0 && kBoxBytes * kBoxes == kStageBytes &&
            kStageBytes == kMN * 128 && kKSteps == 4;
   }
   static_assert(valid());

@@ -76,7 +76,8 @@ struct TileShape {
 // nvjet 128x104 on 4x1 at 300 x 5120 x 6912 and 13824, 120 CTAs). Forced against the model's picks
 // at M = 200-800 on 30 (N, K) pairs, 300 x 5120 x 13824 took 79.9 µs against 122.5 (cuBLAS 65.1);
 // docs/tuning/sm90.md, twenty-first round. A width of 104 or 136 or 152 shared by four CTAs is not
-// a whole number of 8-row swizzle repeats each, so their B boxes are 8 rows (OperandConfig).
+// a whole number of 8-row swizzle repeats each, so one CTA loads the whole token tile and
+// multicasts it (OperandConfig).
 //
 // Indices are LOOM_SM90_PLAN's, so new shapes go at the end; kernels/CMakeLists.txt instantiates
 // each with the operand majornesses it takes (tile_takes).
