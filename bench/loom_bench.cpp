@@ -113,6 +113,7 @@ struct Options {
   std::string providers = "loom,cublas,memcpy";
   std::string verification = "on";  // --verification=on|off
   std::string plan_set = "best";     // --plan-set=best|shapes
+  std::vector<int> plan_shapes;      // --plan-shapes
 
   // --kernels alone picks kernels out of the default sweep; the other sweep options replace it.
   bool custom_sweep() const { return shared.problem.any(); }
@@ -373,6 +374,7 @@ struct Global {
   bool progress = false;  // --progress
   int plans = 0;  // --plans: rows per kernel row for the model's best plans
   bool plan_spread = false;  // --plan-set=shapes: the best plan of each kind (spread_plans), not the N best
+  std::set<int> plan_shapes;  // --plan-shapes: only plans of these tile shapes (empty: all)
   PlanTarget plan_target;  // --mode=enumerate's --card and --sms (a run: all zero, the GPU's)
   // --shard=I/N: plan() keeps the cases whose index in the sorted list of the sweep's cases is I
   // modulo N; shard_cases is how many it kept.
@@ -921,6 +923,16 @@ struct LeftOut {
   Problem problem;
 };
 
+// The tile shape of a plan in LOOM_SM90_PLAN's form "<shape>:...", or -1.
+int plan_shape_of(std::string const& spec) {
+  std::size_t const colon = spec.find(':');
+  try {
+    return std::stoi(spec.substr(0, colon));
+  } catch (std::exception const&) {
+    return -1;
+  }
+}
+
 // --plan-set=shapes: of a kernel's plans in its model's order, the first of each kind, at most
 // `count` of them. A plan in LOOM_SM90_PLAN's form "<shape>:<splits>:<swap>:<mode>" is of the kind
 // (shape, swap, whole / K split for every tile / the last wave split / stream-K), so that every
@@ -1169,8 +1181,12 @@ std::deque<Bench> plan(std::vector<harness::Case> const& cases, double peak_fp32
       // with the plan in words and the model's estimate (the first is the model's choice: the
       // kernel's own row runs it too).
       if (g.plans > 0 && k->ranked_plans && grp.misalign == 0) {
+        bool const filtered = !g.plan_shapes.empty();
         std::vector<loom::PlanChoice> chosen =
-            k->ranked_plans(p, g.plan_spread ? std::numeric_limits<int>::max() : g.plans, g.plan_target);
+            k->ranked_plans(p, g.plan_spread || filtered ? std::numeric_limits<int>::max() : g.plans, g.plan_target);
+        if (filtered)
+          std::erase_if(chosen, [](loom::PlanChoice const& c) { return !g.plan_shapes.count(plan_shape_of(c.spec)); });
+        if (filtered && !g.plan_spread && int(chosen.size()) > g.plans) chosen.resize(std::size_t(g.plans));
         if (g.plan_spread) chosen = spread_plans(chosen, g.plans);
         for (loom::PlanChoice const& c : chosen) {
           Bench pb = kb;
@@ -1468,6 +1484,12 @@ void add_options(CLI::App& app, Options& o) {
                  "best split), at most N in the model's order, so that every shape is timed however the model "
                  "rates it (fit data)")
       ->check(CLI::IsMember({"best", "shapes"}));
+  app.add_option("--plan-shapes", o.plan_shapes,
+                 "With --plans: time only plans of these tile shapes (LOOM_SM90_PLAN's first field, "
+                 "kernels/sm90/tile_menu.hpp's index), e.g. 33,34,35, so that fit data for a few shapes is "
+                 "taken without timing the rest")
+      ->delimiter(',')
+      ->check(CLI::Range(0, 1000));
   app.add_flag("--list-kernels", o.list_kernels,
                "List the kernels for scripts: one tab-separated line each of name, op, dtypes, description")
       ->disable_flag_override();
@@ -1701,6 +1723,8 @@ void check_run_options(CLI::App const& app, Options const& o) {
     die("--plans: no selected kernel plans its problems with a model (see --list; sm90 does)", 2);
   if (app.count("--plan-set") && g.plans == 0) die("--plan-set: it picks which plans --plans=N times; give --plans", 2);
   g.plan_spread = o.plan_set == "shapes";
+  if (app.count("--plan-shapes") && g.plans == 0) die("--plan-shapes: it filters the plans --plans=N times; give --plans", 2);
+  g.plan_shapes = std::set<int>(o.plan_shapes.begin(), o.plan_shapes.end());
   if (o.shared.device.cc && !o.shared.device.enumerate && !o.repro)
     die("--compute-capability is for --mode=enumerate and --repro (a run takes the GPU's)", 2);
   if (o.shared.device.sms && !o.shared.device.enumerate) die("--sms is for --mode=enumerate (a run takes the GPU's)", 2);
