@@ -126,6 +126,7 @@ expect "--kernels=add --k=5" "--k: K is gemm's, and no selected kernel computes 
 expect "--kernels=add --plans=2" "--plans: no selected kernel plans its problems with a model"
 expect "--kernels=sm90 --plan-set=shapes" "--plan-set: it picks which plans --plans=N times; give --plans"
 expect "--kernels=sm90 --plans=2 --plan-set=all" "--plan-set"
+expect "--kernels=sm90 --plan-shapes=33" "--plan-shapes: it filters the plans --plans=N times; give --plans"
 expect "--kernels=sm90 --providers=memcpy" "--providers: memcpy is the copy ceiling of add, and no selected kernel computes add"
 expect "--list --dtypes=half" "--list lists every kernel and takes no other option, found --dtypes"
 expect "--list-kernels --providers=x" "--list-kernels lists every kernel and takes no other option, found --providers"

@@ -147,6 +147,14 @@ first=$(grep -m1 -o 'plan_desc=[^;]*' "$tmp/out" | cut -d= -f2)
 grep -q "^  plan: tma $first\$" "$tmp/out" && echo "ok   plan-set: the first is the model's choice" || { echo "FAIL plan-set: first is $first"; fail=1; }
 "$bench" --mode=enumerate --kernels=sm90 --plans=5 --plan-set=shapes --dtypes=bf16 --layouts=rcr --m=64 --n=4096 --k=4096 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
 [[ $(grep -c '^sm90\[plan=' "$tmp/out") -eq 5 ]] && echo "ok   plan-set: --plans=5 caps it" || { echo "FAIL plan-set rows with --plans=5: $(grep -c '^sm90\[plan=' "$tmp/out")"; fail=1; }
+# --plan-shapes: only the shapes named (the clusters of four at 300 x 5120 x 13824, whole, split
+# and swapped), each kind once with --plan-set=shapes, and N caps them.
+"$bench" --mode=enumerate --kernels=sm90 --plans=100 --plan-set=shapes --plan-shapes=33,34,35 --dtypes=bf16 --layouts=rcr --m=300 --n=5120 --k=13824 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
+rows=$(grep -c '^sm90\[plan=' "$tmp/out"); others=$(grep '^sm90\[plan=' "$tmp/out" | grep -vc '^sm90\[plan=3[345]:')
+[[ $rows -ge 3 && $others -eq 0 ]] && echo "ok   plan-shapes: $rows plans, all of 33-35" || { echo "FAIL plan-shapes: $rows rows, $others of other shapes"; fail=1; }
+"$bench" --mode=enumerate --kernels=sm90 --plans=2 --plan-shapes=34 --dtypes=bf16 --layouts=rcr --m=300 --n=5120 --k=13824 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
+[[ $(grep -c '^sm90\[plan=34:' "$tmp/out") -eq 2 && $(grep -c '^sm90\[plan=' "$tmp/out") -eq 2 ]] && echo "ok   plan-shapes: --plans=2 caps it" ||
+  { echo "FAIL plan-shapes with --plans=2: $(grep -c '^sm90\[plan=' "$tmp/out") rows"; fail=1; }
 "$bench" --mode=enumerate --kernels=add --plans=3 --dtypes=f32 --layouts=ccc --m=64 >"$tmp/out" 2>"$tmp/err"
 [[ $(grep -c '\[plan=' "$tmp/out") -eq 0 ]] && echo "ok   plans: none for a kernel without a model" || { echo "FAIL plans rows for add"; fail=1; }
 
