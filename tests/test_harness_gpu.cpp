@@ -420,6 +420,33 @@ TEST(HarnessGpu, Sm90IsDeterministic) {
   }
 }
 
+// The shapes the plan does not offer yet (tile_menu.hpp's kForcedOnly: cuBLAS's weak-band picks,
+// 128x184 on 4x1 and 2x1, 192-row tiles on 1x2, 256-row tiles of three and four consumer
+// warpgroups), each forced on ragged problems, swapped as they are meant to run and unswapped,
+// whole, split for every tile and split on the last wave: right against cuBLAS, and the same bits twice.
+TEST(HarnessGpu, Sm90ForcedOnlyShapesAreRightAndRepeatable) {
+  REQUIRE_GPU();
+  DeviceInfo d = query_device(0);
+  KernelInfo const& k = *find_kernel("sm90");
+  if (d.cc != 90) GTEST_SKIP() << "sm90 needs compute capability 9.0";
+  struct Shape {
+    int m, n, k;
+    char const* plan;
+  };
+  for (Shape const s : {Shape{901, 3072, 1000, "36:1:1:0"}, Shape{899, 2000, 777, "36:2:0:0"}, Shape{900, 6144, 1000, "37:2:1:1"},
+                        Shape{351, 6144, 1000, "38:1:1:0"}, Shape{177, 1000, 500, "38:3:0:0"}, Shape{700, 6144, 1000, "39:1:1:0"},
+                        Shape{701, 3000, 999, "39:2:1:1"}, Shape{520, 6144, 1000, "40:1:1:0"}, Shape{333, 2000, 700, "40:2:0:0"},
+                        Shape{900, 9216, 1000, "41:1:1:0"}, Shape{257, 3001, 1000, "41:3:1:1"}}) {
+    Problem p;
+    p.op = OpKind::gemm;
+    p.dtype = p.out_dtype = DType::bf16;
+    p.m = s.m, p.n = s.n, p.k = s.k;
+    ASSERT_TRUE(parse_layout("rcr", &p));
+    p = with_default_lds(p);
+    expect_repeatable_and_right(k, p, d.cc, s.plan, std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k));
+  }
+}
+
 // The same for 8-bit inputs: split plans of both accumulation modes and a mixed pair, swapped and
 // not, give the same bits run after run and agree with the reference.
 TEST(HarnessGpu, Sm90IsDeterministic8Bit) {

@@ -11,7 +11,7 @@
 // the stage layout, and move between warpgroups, k-steps and stages by gmma_desc_offset, checked
 // here to be linear in the stage and warpgroup.
 //
-// The TiledMMA: the tile's bm/64 consumer warpgroups (two or one) along M, each m64nBNk16 (8-bit:
+// The TiledMMA: the tile's bm/64 consumer warpgroups (one to four) along M, each m64nBNk16 (8-bit:
 // m64nBNk32) over 64 x BN (one wgmma per k-step of 32 bytes of K, BN/2 fp32 accumulators per thread).
 #pragma once
 
@@ -32,7 +32,8 @@ struct TileConfig {
   static constexpr int kThreads = tile_threads(kTileShape);
   static constexpr int kStages = tile_stages(kTileShape);
   static constexpr bool kTmaStore = tile_has_tma_store(kTileShape);
-  static_assert(kConsumers >= 1 && kConsumers <= 2 && kStages >= 2);
+  static constexpr int kConsumerRegs = tile_consumer_regs(kTileShape);  // setmaxnreg's, per consumer thread
+  static_assert(kConsumers >= 1 && kConsumers <= 4 && kStages >= 2);
   static_assert(kCluster <= kMaxClusterSize, "a portable cluster");
 };
 
@@ -110,7 +111,7 @@ struct Config {
   static constexpr int kElemBytes = kElemBytes_;
   static constexpr int kBM = Tc::kBM, kBN = Tc::kBN, kStages = Tc::kStages, kConsumers = Tc::kConsumers;
   static constexpr int kClusterM = Tc::kClusterM, kClusterN = Tc::kClusterN, kCluster = Tc::kCluster;
-  static constexpr int kThreads = Tc::kThreads;
+  static constexpr int kThreads = Tc::kThreads, kConsumerRegs = Tc::kConsumerRegs;
   using A = OperandConfig<kBM, kAKMajor, 64, kClusterN, kStages, kElemBytes>;
   using B = OperandConfig<kBN, kBKMajor, kBN, kClusterM, kStages, kElemBytes>;
   static constexpr int kTK = A::kTK, kKSteps = A::kKSteps;  // elements of K per stage, wgmmas per stage

@@ -22,7 +22,7 @@ what it would write: the test sm90_wgmma_generated runs that on the committed fi
 
 import sys
 
-NS = [8, 16, 24, 32, 48, 64, 80, 96, 104, 112, 128, 136, 144, 152, 160, 176, 192, 208, 224, 240, 256]
+NS = [8, 16, 24, 32, 48, 64, 80, 88, 96, 104, 112, 128, 136, 144, 152, 160, 176, 184, 192, 208, 224, 240, 256]
 TYPES = [("kBF16", "bf16"), ("kF16", "f16")]
 TYPES8 = [("kE4M3", "e4m3"), ("kE5M2", "e5m2")]
 

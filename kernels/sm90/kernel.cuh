@@ -32,7 +32,8 @@
 //
 // Roles: a producer warpgroup, of which one thread issues every TMA load, and one or two consumer
 // warpgroups (64 rows of the CTA tile each) that issue the wgmmas and run the epilogue.
-// setmaxnreg gives the consumers 232 registers and the producer 40. Persistent: the grid is the
+// setmaxnreg gives the consumers 232 registers (152 and 112 where there are three and four of
+// them: tile_consumer_regs) and the producer 40. Persistent: the grid is the
 // schedule's (as many clusters as fit on the GPU at once, never more than there are work units);
 // each cluster walks its work units, and all roles of a CTA walk the same sequence.
 #pragma once
@@ -102,7 +103,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_sm90_kernel(__grid_cons
     return;
   }
   // Consumer MMA and epilogue: warpgroup w of the CTA tile's rows [64w, 64w + 64).
-  setmaxnreg_inc<kConsumerRegs>();
+  setmaxnreg_inc<Cfg::kConsumerRegs>();
   cluster_wait();
   int const w = tid / 128 - 1;
   ConsumerMma<Cfg, kType, kTypeB> mainloop(pipe, w, tid - 128, rank);

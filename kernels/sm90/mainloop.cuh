@@ -103,7 +103,7 @@ struct ConsumerMma {
   using A = typename Cfg::A;
   using B = typename Cfg::B;
   static constexpr int kStages = Cfg::kStages;
-  static constexpr int kWgLag = Cfg::kConsumers > 1 ? kLag : 0;
+  static constexpr int kWgLag = Cfg::kConsumers == 2 ? kLag : 0;  // three or four warpgroups run in step
   static constexpr int kTransA = A::kKMajor ? 0 : 1, kTransB = B::kKMajor ? 0 : 1;
 
   Pipeline<Cfg> pipe;

@@ -128,12 +128,14 @@ struct Machine {
   // were fitted alone by loom-sm90-fit --only on their forced-plan timings (every plan kind at
   // M = 200-1000 on 12 (N, K) pairs, an H100, twenty-first round): the multicast token tile's share
   // is above the one-CTA tiles' of the same width, since the per-SM load term counts the bytes an SM
-  // receives, not the fewer it fetches.
+  // receives, not the fewer it fetches. Indices 36-41 (cuBLAS's weak-band picks) are never offered
+  // (their min_m is kForcedOnly) and hold 0.70 until they are timed and fitted.
   double efficiency[kTileShapeCount] = {0.90, 0.80, 0.45, 0.15, 0.55, 0.60, 0.30, 0.90,
                                         0.65, 0.86, 0.873, 0.25, 0.45, 0.58, 0.60, 0.60,
                                         0.62, 0.68, 0.88, 0.72, 0.77, 0.62, 0.68, 0.66,
                                         0.74, 0.73, 0.87, 0.63, 0.72, 0.90,
-                                        0.85, 0.93, 0.53, 0.6695, 0.859625, 0.82382};
+                                        0.85, 0.93, 0.53, 0.6695, 0.859625, 0.82382,
+                                        0.70, 0.70, 0.70, 0.70, 0.70, 0.70};
   // The same for 8-bit inputs (e4m3/e5m2), per tile shape, in each accumulation mode: the share of
   // an SM's 8-bit tensor peak (twice the 16-bit one) a CTA sustains. Fast (the tensor cores sum all
   // of K) and accurate (each k tile's partial added into fp32 registers: a second set of
@@ -159,12 +161,14 @@ struct Machine {
                                              0.65, 0.7998, 0.873, 0.25, 0.45, 0.58, 0.6, 0.6,
                                              0.62, 0.7431, 0.88, 0.72, 0.77, 0.62, 0.68, 0.66,
                                              0.74, 0.73, 0.87, 0.63, 0.72, 0.8119,
-                                             0.85, 0.93, 0.53, 0.6695, 0.859625, 0.82382};
+                                             0.85, 0.93, 0.53, 0.6695, 0.859625, 0.82382,
+                                             0.70, 0.70, 0.70, 0.70, 0.70, 0.70};
   double efficiency_8bit_accurate[kTileShapeCount] = {0.7665, 0.728884, 0.945004, 0.4112, 0.953904, 0.6686, 0.9751, 0.734109,
                                                       0.65, 0.86, 0.873, 0.25, 0.45, 0.58, 0.6, 0.6,
                                                       0.62, 0.621457, 0.88, 0.72, 0.77, 0.62, 0.68, 0.66,
                                                       0.74, 0.73, 0.87, 0.63, 0.72, 0.9,
-                                                      0.85, 0.93, 0.53, 0.6695, 0.859625, 0.82382};
+                                                      0.85, 0.93, 0.53, 0.6695, 0.859625, 0.82382,
+                                                      0.70, 0.70, 0.70, 0.70, 0.70, 0.70};
   // 8-bit inputs: the rate at which one SM stores a tile of D from its registers (estimate_us's
   // epilogue term: a swapped plan's transposed D, or a tile narrower than a store box). Forced on an
   // H100, a swapped plan of a TMA-store tile measured 4-8% slower than the same plan unswapped at

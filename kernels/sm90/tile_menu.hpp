@@ -14,6 +14,10 @@
 
 namespace loom::sm90 {
 
+// A min_m no problem reaches: the plan never offers the shape, which LOOM_SM90_PLAN alone runs (a
+// shape built but not yet measured).
+inline constexpr int kForcedOnly = 1 << 30;
+
 // One tile shape of the menu: bm x bn of D per CTA (bm = 64 per consumer warpgroup), and the CTAs
 // of a cluster along M (they share B's tile by multicast) and along N (they share A's).
 struct TileShape {
@@ -79,6 +83,15 @@ struct TileShape {
 // a whole number of 8-row swizzle repeats each, so one CTA loads the whole token tile and
 // multicasts it (OperandConfig).
 //
+// Indices 36-41 are cuBLAS's own picks on the weak band, read off its kernel names on an H200 (bf16
+// rcr, cuBLAS 13.1; docs/tuning/sm90.md, twenty-third round), each swapped (the weights' rows are
+// the kernel's M, the tokens its N): 128x184 on 4x1 and on 2x1 (M = 900 in five token tiles of 184),
+// 192x88 and 192x176 on 1x2 (M = 350 and 700 in tiles of 88 and 176, two CTAs along the tokens
+// sharing the weights' tile), 256x104 on 4x1 (M = 520 at N = 6144) and 256x136 on 2x1 (M = 900 at
+// N = 9216). The 192- and 256-row tiles run three and four consumer warpgroups of 64 rows each
+// (tile_consumer_regs gives them the registers that leave). They are built but not yet validated or
+// timed on a GPU, so the plan never offers them (min_m kForcedOnly); LOOM_SM90_PLAN forces them.
+//
 // Indices are LOOM_SM90_PLAN's, so new shapes go at the end; kernels/CMakeLists.txt instantiates
 // each with the operand majornesses it takes (tile_takes).
 inline constexpr TileShape kTileShapes[] = {{128, 256, 2, "128x256", false, false},
@@ -116,7 +129,13 @@ inline constexpr TileShape kTileShapes[] = {{128, 256, 2, "128x256", false, fals
                                             {64, 80, 2, "64x80_2x2", true, true, 1024, 2},
                                             {128, 104, 4, "128x104_4x1", true, true, 64},
                                             {128, 136, 4, "128x136_4x1", true, true, 64},
-                                            {128, 152, 4, "128x152_4x1", true, true, 64}};
+                                            {128, 152, 4, "128x152_4x1", true, true, 64},
+                                            {128, 184, 4, "128x184_4x1", true, true, kForcedOnly},
+                                            {128, 184, 2, "128x184_2x1", true, true, kForcedOnly},
+                                            {192, 88, 1, "192x88_1x2", true, true, kForcedOnly, 2},
+                                            {192, 176, 1, "192x176_1x2", true, true, kForcedOnly, 2},
+                                            {256, 104, 4, "256x104_4x1", true, true, kForcedOnly},
+                                            {256, 136, 2, "256x136_2x1", true, true, kForcedOnly}};
 inline constexpr int kTileShapeCount = int(sizeof(kTileShapes) / sizeof(kTileShapes[0]));
 
 constexpr int kTileK = 64;  // K per stage: one k tile, the 128-byte swizzle's width in 16-bit elements
@@ -131,9 +150,18 @@ constexpr int kSmemLimit = 227 * 1024;  // dynamic shared memory a CTA may have 
 constexpr int kEpiBuffers = 2, kEpiBufferBytes = 64 * 128;
 
 // Register budgets per role (setmaxnreg): the consumers hold up to 128 fp32 accumulators a thread.
+// With two consumer warpgroups (or one) they get kConsumerRegs; with three or four (the 192- and
+// 256-row tiles) what the SM's 64K registers leave beside the producer, rounded down to setmaxnreg's
+// multiple of 8: 152 and 112.
 constexpr int kProducerRegs = 40, kConsumerRegs = 232;
 static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * 2 <= 65536, "setmaxnreg: more than the SM's registers");
-// k tiles warpgroup 1 runs behind warpgroup 0 (0 and 2 measured no faster; kernels/sm90/mainloop.cuh).
+constexpr int consumer_regs(int consumers) {
+  int const left = (65536 - kProducerRegs * 128) / (128 * consumers) / 8 * 8;
+  return left < kConsumerRegs ? left : kConsumerRegs;
+}
+static_assert(consumer_regs(2) == kConsumerRegs && consumer_regs(3) == 152 && consumer_regs(4) == 112);
+// k tiles warpgroup 1 runs behind warpgroup 0 (0 and 2 measured no faster; kernels/sm90/mainloop.cuh),
+// in a tile of two consumer warpgroups; three or four run in step.
 constexpr int kLag = 1;
 // Cluster rows per group of the tile order (2, 4 and 16 measured slower; kernels/sm90/schedule.hpp).
 constexpr int kGroupM = 8;
@@ -173,6 +201,7 @@ constexpr bool tile_takes(TileShape t, bool a_k_major, bool b_k_major) {
 enum class WgmmaType { kBF16, kF16, kE4M3, kE5M2 };
 
 constexpr int tile_consumers(TileShape t) { return t.bm / 64; }
+constexpr int tile_consumer_regs(TileShape t) { return consumer_regs(tile_consumers(t)); }
 constexpr int tile_threads(TileShape t) { return 128 * (1 + tile_consumers(t)); }
 constexpr int tile_stage_bytes(TileShape t) { return (t.bm + t.bn) * kTileK * 2; }
 constexpr int tile_epilogue_bytes(TileShape t) {

@@ -133,7 +133,8 @@ first=$(grep -m1 -o 'plan_desc=[^;]*' "$tmp/out" | cut -d= -f2)
 grep -q "^  plan: tma $first\$" "$tmp/out" && echo "ok   plans: the first is the model's choice" || { echo "FAIL plans: first is $first, the kernel's plan is $(grep -m1 '^  plan: ' "$tmp/out")"; fail=1; }
 # --plan-set=shapes: the best plan of each kind (tile shape, orientation; whole, K split for every
 # tile, the last wave split), however the model rates the shape: at 64 x 4096 x 4096 every shape of
-# the menu (36) takes rcr in both orientations, but 64x80_2x2 swapped only (its min_m is 1024; 64
+# the menu the plan offers (36; the six forced-only ones, min_m kForcedOnly, never) takes rcr in both
+# orientations, but 64x80_2x2 swapped only (its min_m is 1024; 64
 # is every other shape's), so each is timed whole both ways (71), and no kind twice; the first is
 # still the model's choice, and N caps the rows.
 "$bench" --mode=enumerate --kernels=sm90 --plans=1000 --plan-set=shapes --dtypes=bf16 --layouts=rcr --m=64 --n=4096 --k=4096 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
