@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <regex>
 #include <thread>
 #include <tuple>
@@ -391,33 +392,39 @@ void expect_repeatable_and_right(KernelInfo const& k, Problem const& p, int cc, 
   EXPECT_TRUE(st.pass) << st.why;
 }
 
-TEST(HarnessGpu, Sm90IsDeterministic) {
-  REQUIRE_GPU();
+// One bf16 problem under a forced plan (LOOM_SM90_PLAN's spec).
+struct ForcedCase {
+  int m, n, k;
+  char const* layout;
+  char const* plan;
+};
+
+// Each case through expect_repeatable_and_right on sm90 (skipped off compute capability 9.0).
+void expect_forced_cases(std::initializer_list<ForcedCase> cases) {
   DeviceInfo d = query_device(0);
   KernelInfo const& k = *find_kernel("sm90");
   if (d.cc != 90) GTEST_SKIP() << "sm90 needs compute capability 9.0";
-  struct Shape {
-    int m, n, k;
-    char const* layout;
-    char const* plan;  // the plan forced
-  };
-  for (Shape const s : {Shape{128, 4096, 11008, "rcr", "1:4:0:0"}, Shape{128, 14336, 4096, "rcr", "5:1:1:0"},
-                        Shape{16, 4096, 4096, "rcr", "3:3:1:0"}, Shape{64, 4096, 14336, "ccc", "1:3:0:0"},
-                        Shape{1, 4096, 11008, "rcr", "6:5:1:0"}, Shape{1024, 14336, 4096, "rcr", "0:2:0:1"},
-                        Shape{300, 5120, 5120, "rcr", "9:3:0:1"}, Shape{96, 5120, 5120, "rcr", "13:3:1:0"},
-                        Shape{300, 5120, 13824, "rcr", "9:1:1:2"}, Shape{512, 11008, 4096, "rcr", "10:1:0:2"},
-                        Shape{1000, 4096, 3000, "ccc", "1:1:0:2"}, Shape{384, 6144, 4096, "rcr", "17:2:1:1"},
-                        Shape{300, 5120, 5120, "rcr", "16:3:1:0"}, Shape{640, 6144, 4096, "rcr", "23:2:0:1"},
-                        Shape{200, 3072, 3072, "rcr", "22:3:1:0"}}) {
-    int const m = s.m, n = s.n, kk = s.k;
+  for (ForcedCase const& s : cases) {
     Problem p;
     p.op = OpKind::gemm;
     p.dtype = p.out_dtype = DType::bf16;
-    p.m = m, p.n = n, p.k = kk;
+    p.m = s.m, p.n = s.n, p.k = s.k;
     ASSERT_TRUE(parse_layout(s.layout, &p));
     p = with_default_lds(p);
-    expect_repeatable_and_right(k, p, d.cc, s.plan, std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(kk));
+    expect_repeatable_and_right(k, p, d.cc, s.plan, std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k));
   }
+}
+
+TEST(HarnessGpu, Sm90IsDeterministic) {
+  REQUIRE_GPU();
+  expect_forced_cases({{128, 4096, 11008, "rcr", "1:4:0:0"}, {128, 14336, 4096, "rcr", "5:1:1:0"},
+                       {16, 4096, 4096, "rcr", "3:3:1:0"}, {64, 4096, 14336, "ccc", "1:3:0:0"},
+                       {1, 4096, 11008, "rcr", "6:5:1:0"}, {1024, 14336, 4096, "rcr", "0:2:0:1"},
+                       {300, 5120, 5120, "rcr", "9:3:0:1"}, {96, 5120, 5120, "rcr", "13:3:1:0"},
+                       {300, 5120, 13824, "rcr", "9:1:1:2"}, {512, 11008, 4096, "rcr", "10:1:0:2"},
+                       {1000, 4096, 3000, "ccc", "1:1:0:2"}, {384, 6144, 4096, "rcr", "17:2:1:1"},
+                       {300, 5120, 5120, "rcr", "16:3:1:0"}, {640, 6144, 4096, "rcr", "23:2:0:1"},
+                       {200, 3072, 3072, "rcr", "22:3:1:0"}});
 }
 
 // The shapes the plan does not offer yet (tile_menu.hpp's kForcedOnly: cuBLAS's weak-band picks,
@@ -426,25 +433,12 @@ TEST(HarnessGpu, Sm90IsDeterministic) {
 // whole, split for every tile and split on the last wave: right against cuBLAS, and the same bits twice.
 TEST(HarnessGpu, Sm90ForcedOnlyShapesAreRightAndRepeatable) {
   REQUIRE_GPU();
-  DeviceInfo d = query_device(0);
-  KernelInfo const& k = *find_kernel("sm90");
-  if (d.cc != 90) GTEST_SKIP() << "sm90 needs compute capability 9.0";
-  struct Shape {
-    int m, n, k;
-    char const* plan;
-  };
-  for (Shape const s : {Shape{901, 3072, 1000, "36:1:1:0"}, Shape{899, 2000, 777, "36:2:0:0"}, Shape{900, 6144, 1000, "37:2:1:1"},
-                        Shape{351, 6144, 1000, "38:1:1:0"}, Shape{177, 1000, 500, "38:3:0:0"}, Shape{700, 6144, 1000, "39:1:1:0"},
-                        Shape{701, 3000, 999, "39:2:1:1"}, Shape{520, 6144, 1000, "40:1:1:0"}, Shape{333, 2000, 700, "40:2:0:0"},
-                        Shape{900, 9216, 1000, "41:1:1:0"}, Shape{257, 3001, 1000, "41:3:1:1"}}) {
-    Problem p;
-    p.op = OpKind::gemm;
-    p.dtype = p.out_dtype = DType::bf16;
-    p.m = s.m, p.n = s.n, p.k = s.k;
-    ASSERT_TRUE(parse_layout("rcr", &p));
-    p = with_default_lds(p);
-    expect_repeatable_and_right(k, p, d.cc, s.plan, std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k));
-  }
+  expect_forced_cases({{901, 3072, 1000, "rcr", "36:1:1:0"}, {899, 2000, 777, "rcr", "36:2:0:0"},
+                       {900, 6144, 1000, "rcr", "37:2:1:1"}, {351, 6144, 1000, "rcr", "38:1:1:0"},
+                       {177, 1000, 500, "rcr", "38:3:0:0"}, {700, 6144, 1000, "rcr", "39:1:1:0"},
+                       {701, 3000, 999, "rcr", "39:2:1:1"}, {520, 6144, 1000, "rcr", "40:1:1:0"},
+                       {333, 2000, 700, "rcr", "40:2:0:0"}, {900, 9216, 1000, "rcr", "41:1:1:0"},
+                       {257, 3001, 1000, "rcr", "41:3:1:1"}});
 }
 
 // The same for 8-bit inputs: split plans of both accumulation modes and a mixed pair, swapped and
