@@ -22,7 +22,7 @@
 // releases that previous stage. With two consumer warpgroups both read the same stages, but
 // warpgroup 1 runs kLag k tiles behind warpgroup 0 (the `start` barrier sets the lag once, the ring
 // keeps it), so that at the end of a tile one warpgroup drains and stores while the other still
-// issues wgmmas.
+// issues wgmmas. Three or four consumer warpgroups (the 192- and 256-row tiles) run in step.
 //
 // Written by hand, and why: the TMA coordinate order (dimension 0 is the contiguous mode,
 // make_tma_desc's rule, so a k-major box takes (k, mn) and an mn-major one (mn, k) from the
