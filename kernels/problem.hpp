@@ -90,6 +90,9 @@ struct PlanTarget {
   // (a cluster stays in one GPC, so sizes 3 and up hold fewer than the SMs over the size); 0: the
   // current GPU's, or the SM count over the size.
   int clusters[8] = {};
+  // Weigh too the tile shapes the model never offers (sm90: min_m kForcedOnly, kernels/sm90/tile_menu.hpp),
+  // so that `loom-bench --plans --plan-shapes` can time them for the fit data before they are offered.
+  bool forced_only = false;
 };
 
 // One plan of a kernel that plans each problem (sm90): its spec (what the kernel's launch_plan

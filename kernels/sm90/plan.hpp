@@ -69,6 +69,9 @@ struct PlanInput {
   // per-row scales must be the kernel's A); unset for every other problem.
   std::optional<bool> block_swap;
   bool beta = false;    // C is read
+  // Weigh the shapes never offered (min_m kForcedOnly) as well, at any M: fit data for them is
+  // timed this way (loom-bench --plan-shapes), before a min_m is chosen.
+  bool forced_only = false;
   friend bool operator==(PlanInput const&, PlanInput const&) = default;
 };
 
@@ -275,7 +278,7 @@ void for_each_plan(PlanInput const& in, Machine const& mc, F&& f) {
     bool const a_k_major = swap ? in.b_k_major : in.a_k_major, b_k_major = swap ? in.a_k_major : in.b_k_major;
     for (int t = 0; t < kTileShapeCount; ++t) {
       TileShape const ts = kTileShapes[t];
-      if (!tile_takes(ts, a_k_major, b_k_major) || m < ts.min_m) continue;
+      if (!tile_takes(ts, a_k_major, b_k_major) || m < (ts.min_m == kForcedOnly && in.forced_only ? 0 : ts.min_m)) continue;
       if (in.block_swap && !tile_takes_block_scales(ts)) continue;
       // wgmma reads 8-bit operands k-major only, and only some shapes are built for them.
       if (in.in_bytes == 1 && !(a_k_major && b_k_major &&

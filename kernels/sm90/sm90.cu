@@ -684,7 +684,9 @@ std::vector<PlanChoice> ranked_plans(Problem const& p0, int count, PlanTarget co
                 dev.res.sms, dev.res.clusters[0], dev.res.clusters[1], dev.res.clusters[2], dev.res.clusters[3],
                 dev.res.clusters[4], dev.res.clusters[5], dev.res.clusters[6], dev.res.clusters[7],
                 dev.card.sm_clock_khz, dev.card.mem_clock_khz, dev.card.bus_bits);
-  for (Plan const& q : sm90::ranked_plans(plan_input(p, make_args(p, ops), dev.res), count, machine_of(dev.card)))
+  PlanInput in = plan_input(p, make_args(p, ops), dev.res);
+  in.forced_only = target.forced_only;
+  for (Plan const& q : sm90::ranked_plans(in, count, machine_of(dev.card)))
     out.push_back(PlanChoice{plan_spec(q), describe(q), q.us, inputs});
   return out;
 }
