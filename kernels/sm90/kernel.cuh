@@ -32,7 +32,7 @@
 //
 // Roles: a producer warpgroup, of which one thread issues every TMA load, and one to four consumer
 // warpgroups (64 rows of the CTA tile each) that issue the wgmmas and run the epilogue.
-// setmaxnreg gives the consumers 232 registers (152 and 112 where there are three and four of
+// setmaxnreg gives the consumers 232 registers (152 and 104 where there are three and four of
 // them: tile_consumer_regs) and the producer 40. Persistent: the grid is the
 // schedule's (as many clusters as fit on the GPU at once, never more than there are work units);
 // each cluster walks its work units, and all roles of a CTA walk the same sequence.

@@ -150,16 +150,25 @@ constexpr int kSmemLimit = 227 * 1024;  // dynamic shared memory a CTA may have 
 constexpr int kEpiBuffers = 2, kEpiBufferBytes = 64 * 128;
 
 // Register budgets per role (setmaxnreg): the consumers hold up to 128 fp32 accumulators a thread.
-// With two consumer warpgroups (or one) they get kConsumerRegs; with three or four (the 192- and
-// 256-row tiles) what the SM's 64K registers leave beside the producer, rounded down to setmaxnreg's
-// multiple of 8: 152 and 112.
+// setmaxnreg.inc takes registers from the CTA's own pool (PTX ISA, setmaxnreg: it blocks until the
+// pool has them), which holds what the launch allocated: each thread the most __launch_bounds__
+// leaves, 64K over the threads rounded down to the allocation's multiple of 8 (168 for 384
+// threads, 128 for 512, 96 for 640). With two consumer warpgroups (or one) they get kConsumerRegs;
+// with three or four (the 192- and 256-row tiles) what that pool leaves beside the producer, rounded
+// down to 8: 152 and 104. Four at 112, 1,024 registers more than the pool of 640 threads at 96, hung
+// at their setmaxnreg on an H200 (docs/tuning/sm90.md, twenty-fourth round).
 constexpr int kProducerRegs = 40, kConsumerRegs = 232;
-static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * 2 <= 65536, "setmaxnreg: more than the SM's registers");
+constexpr int launch_pool(int warpgroups) {
+  int const per_thread = 65536 / (128 * warpgroups) / 8 * 8;
+  return (per_thread > 248 ? 248 : per_thread) * 128 * warpgroups;
+}
 constexpr int consumer_regs(int consumers) {
-  int const left = (65536 - kProducerRegs * 128) / (128 * consumers) / 8 * 8;
+  int const left = (launch_pool(consumers + 1) - kProducerRegs * 128) / (128 * consumers) / 8 * 8;
   return left < kConsumerRegs ? left : kConsumerRegs;
 }
-static_assert(consumer_regs(2) == kConsumerRegs && consumer_regs(3) == 152 && consumer_regs(4) == 112);
+static_assert(kProducerRegs * 128 + kConsumerRegs * 128 * 2 <= launch_pool(3), "setmaxnreg: more than the launch's registers");
+static_assert(consumer_regs(1) == kConsumerRegs && consumer_regs(2) == kConsumerRegs && consumer_regs(3) == 152 &&
+              consumer_regs(4) == 104);
 // k tiles warpgroup 1 runs behind warpgroup 0 (0 and 2 measured no faster; kernels/sm90/mainloop.cuh),
 // in a tile of two consumer warpgroups; three or four run in step.
 constexpr int kLag = 1;
