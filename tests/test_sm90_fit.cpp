@@ -38,7 +38,7 @@ TEST(Sm90Fit, TheModelPicksNearTheFastestTimedPlanOnEveryCard) {
     // The *_weak_band files are held out: no fit has seen them (kernels/sm90/fit/README.md). The
     // committed model's regret there: 2.45% on the H100's, 3.94% on the H200's (2026-11-27).
     bool const held_out = f.find("weak_band") != std::string::npos;
-    EXPECT_LE(s.mean_regret, held_out ? 0.045 : 0.035) << "mean regret";  // 3.38% on h100.csv since its clusters-of-four rows were retimed (2026-11-28)
+    EXPECT_LE(s.mean_regret, held_out ? 0.045 : 0.035) << "mean regret";  // 3.38% on h100.csv since its clusters-of-four rows were retimed (2026-11-28); 2.65% on h200.csv with the forced-only shapes' rows (twenty-fourth round)
     EXPECT_LE(s.max_regret, 0.40) << "largest regret, on " << s.worst;
     EXPECT_LE(s.rms_log_error, 0.15) << "rms log error of the estimates";
   }

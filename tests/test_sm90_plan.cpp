@@ -112,6 +112,30 @@ TEST(Sm90Plan, NarrowTilesNeedAKMajorB) {
   }
 }
 
+TEST(Sm90Plan, ATokenCountThatFillsEightyEightWideTilesTakesTheTallTile) {
+  // 350 and 700 tokens are four and eight token tiles of 88 (352, 704): on an H200, 192x88 on 1x2,
+  // swapped, whose two CTAs along the tokens share the weights' tile (measured 35.7 µs at
+  // 350 x 6144 x 5120 against 42.1 for the 128x176 it replaced, docs/tuning/sm90.md twenty-fourth
+  // round). The tall tiles are offered only at the 192-1024 tokens their timings cover.
+  PlanInput in;
+  in.n = 6144, in.k = 5120;
+  int const h200[Residency::kMaxCluster] = {132, 66, 39, 30, 22, 17, 15, 15};
+  for (int i = 0; i < Residency::kMaxCluster; ++i) in.res.clusters[i] = h200[i];
+  Machine mc;
+  mc.card.mem_clock_khz = 3201000, mc.card.bus_bits = 6016;
+  for (std::int64_t m : {350, 700}) {
+    in.m = m;
+    Plan const p = choose_plan(in, mc);
+    EXPECT_TRUE(p.swap) << m;
+    EXPECT_EQ(kTileShapes[p.shape].bm, 192) << m << ": " << describe(p);
+  }
+  for (std::int64_t m : {1, 96, 160, 1536, 4096}) {
+    in.m = m;
+    Plan const p = choose_plan(in, mc);
+    EXPECT_LE(kTileShapes[p.shape].bm, 128) << m << ": " << describe(p);
+  }
+}
+
 TEST(Sm90Plan, EveryChoiceKeepsItsLimits) {
   std::mt19937_64 rng(20261123);
   std::uniform_int_distribution<int> log_dim(0, 15);
@@ -132,6 +156,12 @@ TEST(Sm90Plan, EveryChoiceKeepsItsLimits) {
       EXPECT_GE(ceil_div(k, kTileK) / p.splits, 4);
     }
     std::int64_t const km = p.swap ? n : m, kn = p.swap ? m : n;
+    // Offered only within the M and N its timings cover.
+    EXPECT_GE(km, t.min_m);
+    EXPECT_GE(kn, t.min_n);
+    if (t.max_n) {
+      EXPECT_LE(kn, t.max_n);
+    }
     Schedule const sc = make_schedule(t, km, kn, k, p.splits, p.tail, Residency{}.wave(tile_cluster(t)), p.stream);
     EXPECT_LE(sc.partial_bytes(), mc.workspace_cap);
     // The tail plan keeps at most one wave's partials: fewer CTA tiles than SMs.

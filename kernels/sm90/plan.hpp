@@ -69,8 +69,9 @@ struct PlanInput {
   // per-row scales must be the kernel's A); unset for every other problem.
   std::optional<bool> block_swap;
   bool beta = false;    // C is read
-  // Weigh the shapes never offered (min_m kForcedOnly) as well, at any M: fit data for them is
-  // timed this way (loom-bench --plan-shapes), before a min_m is chosen.
+  // Weigh the shapes never offered (min_m kForcedOnly) as well, at any M, and every shape beyond
+  // its min_n and max_n: fit data for a shape is timed this way (loom-bench --plan-shapes), before
+  // or beyond the range it is offered in.
   bool forced_only = false;
   friend bool operator==(PlanInput const&, PlanInput const&) = default;
 };
@@ -131,14 +132,20 @@ struct Machine {
   // were fitted alone by loom-sm90-fit --only on their forced-plan timings (every plan kind at
   // M = 200-1000 on 12 (N, K) pairs, an H100, twenty-first round): the multicast token tile's share
   // is above the one-CTA tiles' of the same width, since the per-SM load term counts the bytes an SM
-  // receives, not the fewer it fetches. Indices 36-41 (cuBLAS's weak-band picks) are never offered
-  // (their min_m is kForcedOnly) and hold 0.70 until they are timed and fitted.
+  // receives, not the fewer it fetches. Indices 36-41 (cuBLAS's weak-band picks: 128x184, and the
+  // 192- and 256-row tiles) were timed on an H200 at M = 200-1000 on 72 problems (docs/tuning/sm90.md,
+  // twenty-fourth round) and are offered only at the 192-1024 tokens that data covers
+  // (TileShape::min_n, max_n). loom-sm90-fit --only fitted the four taller ones (regret 2.70% ->
+  // 2.65%). Fitted too, 128x184's two came out at 0.93 and 0.95, above 128x256's, and took 128x184 at
+  // 8192^3 where no data reaches; held, the data's regret is the same anywhere in 0.80-0.87, and at
+  // 0.87 they took M = 900 rows of the outside grid where forced they measured 1-7% slower than the
+  // plan before; 0.84 is in the flat band and below that.
   double efficiency[kTileShapeCount] = {0.90, 0.80, 0.45, 0.15, 0.55, 0.60, 0.30, 0.90,
                                         0.65, 0.86, 0.873, 0.25, 0.45, 0.58, 0.60, 0.60,
                                         0.62, 0.68, 0.88, 0.72, 0.77, 0.62, 0.68, 0.66,
                                         0.74, 0.73, 0.87, 0.63, 0.72, 0.90,
                                         0.85, 0.93, 0.53, 0.6695, 0.859625, 0.82382,
-                                        0.70, 0.70, 0.70, 0.70, 0.70, 0.70};
+                                        0.84, 0.84, 0.757, 0.854, 0.721, 0.805};
   // The same for 8-bit inputs (e4m3/e5m2), per tile shape, in each accumulation mode: the share of
   // an SM's 8-bit tensor peak (twice the 16-bit one) a CTA sustains. Fast (the tensor cores sum all
   // of K) and accurate (each k tile's partial added into fp32 registers: a second set of
@@ -278,7 +285,9 @@ void for_each_plan(PlanInput const& in, Machine const& mc, F&& f) {
     bool const a_k_major = swap ? in.b_k_major : in.a_k_major, b_k_major = swap ? in.a_k_major : in.b_k_major;
     for (int t = 0; t < kTileShapeCount; ++t) {
       TileShape const ts = kTileShapes[t];
-      if (!tile_takes(ts, a_k_major, b_k_major) || m < (ts.min_m == kForcedOnly && in.forced_only ? 0 : ts.min_m)) continue;
+      bool const forced = ts.min_m == kForcedOnly && in.forced_only;
+      if (!tile_takes(ts, a_k_major, b_k_major) || m < (forced ? 0 : ts.min_m) || (!in.forced_only && (n < ts.min_n || (ts.max_n && n > ts.max_n))))
+        continue;
       if (in.block_swap && !tile_takes_block_scales(ts)) continue;
       // wgmma reads 8-bit operands k-major only, and only some shapes are built for them.
       if (in.in_bytes == 1 && !(a_k_major && b_k_major &&

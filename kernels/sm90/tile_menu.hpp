@@ -30,6 +30,9 @@ struct TileShape {
   // decode rows (M = 1-4 unswapped) their picks measured 7-12% slower than 128x16 swapped.
   int min_m = 0;
   int cluster_n = 1;
+  // The plan offers the shape only where the kernel's N (the tokens, swapped) is in [min_n, max_n]
+  // (max_n 0: no bound): a shape is not offered beyond the N its fit data covers.
+  int min_n = 0, max_n = 0;
 };
 // The menu. 128x256: big problems; 128x128: twice the tiles; 128x64 and 128x16: a small N (a small M
 // swapped), one CTA per cluster since B's tile is small. The 64-row tiles (one consumer warpgroup)
@@ -89,8 +92,9 @@ struct TileShape {
 // 192x88 and 192x176 on 1x2 (M = 350 and 700 in tiles of 88 and 176, two CTAs along the tokens
 // sharing the weights' tile), 256x104 on 4x1 (M = 520 at N = 6144) and 256x136 on 2x1 (M = 900 at
 // N = 9216). The 192- and 256-row tiles run three and four consumer warpgroups of 64 rows each
-// (tile_consumer_regs gives them the registers that leave). They are built but not yet validated or
-// timed on a GPU, so the plan never offers them (min_m kForcedOnly); LOOM_SM90_PLAN forces them.
+// (tile_consumer_regs gives them the registers the launch's pool leaves). Validated forced on an
+// H200 and timed there on 72 problems at M = 200-1000 (twenty-fourth round), they are offered
+// between 192 and 1024 tokens (min_n, max_n), the range those timings cover.
 //
 // Indices are LOOM_SM90_PLAN's, so new shapes go at the end; kernels/CMakeLists.txt instantiates
 // each with the operand majornesses it takes (tile_takes).
@@ -130,12 +134,12 @@ inline constexpr TileShape kTileShapes[] = {{128, 256, 2, "128x256", false, fals
                                             {128, 104, 4, "128x104_4x1", true, true, 64},
                                             {128, 136, 4, "128x136_4x1", true, true, 64},
                                             {128, 152, 4, "128x152_4x1", true, true, 64},
-                                            {128, 184, 4, "128x184_4x1", true, true, kForcedOnly},
-                                            {128, 184, 2, "128x184_2x1", true, true, kForcedOnly},
-                                            {192, 88, 1, "192x88_1x2", true, true, kForcedOnly, 2},
-                                            {192, 176, 1, "192x176_1x2", true, true, kForcedOnly, 2},
-                                            {256, 104, 4, "256x104_4x1", true, true, kForcedOnly},
-                                            {256, 136, 2, "256x136_2x1", true, true, kForcedOnly}};
+                                            {128, 184, 4, "128x184_4x1", true, true, 64, 1, 192, 1024},
+                                            {128, 184, 2, "128x184_2x1", true, true, 64, 1, 192, 1024},
+                                            {192, 88, 1, "192x88_1x2", true, true, 64, 2, 192, 1024},
+                                            {192, 176, 1, "192x176_1x2", true, true, 64, 2, 192, 1024},
+                                            {256, 104, 4, "256x104_4x1", true, true, 64, 1, 192, 1024},
+                                            {256, 136, 2, "256x136_2x1", true, true, 64, 1, 192, 1024}};
 inline constexpr int kTileShapeCount = int(sizeof(kTileShapes) / sizeof(kTileShapes[0]));
 
 constexpr int kTileK = 64;  // K per stage: one k tile, the 128-byte swizzle's width in 16-bit elements

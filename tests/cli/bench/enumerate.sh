@@ -156,14 +156,18 @@ rows=$(grep -c '^sm90\[plan=' "$tmp/out"); others=$(grep '^sm90\[plan=' "$tmp/ou
 "$bench" --mode=enumerate --kernels=sm90 --plans=2 --plan-shapes=34 --dtypes=bf16 --layouts=rcr --m=300 --n=5120 --k=13824 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
 [[ $(grep -c '^sm90\[plan=34:' "$tmp/out") -eq 2 && $(grep -c '^sm90\[plan=' "$tmp/out") -eq 2 ]] && echo "ok   plan-shapes: --plans=2 caps it" ||
   { echo "FAIL plan-shapes with --plans=2: $(grep -c '^sm90\[plan=' "$tmp/out") rows"; fail=1; }
-# A shape the model does not offer (40, 256x104 on 4x1: min_m kForcedOnly) is timed when named,
-# swapped and not; without --plan-shapes the model never weighs it.
-"$bench" --mode=enumerate --kernels=sm90 --plans=100 --plan-set=shapes --plan-shapes=40 --dtypes=bf16 --layouts=rcr --m=520 --n=6144 --k=5120 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
+# A shape named is timed where the model does not offer it: 40 (256x104 on 4x1) is offered at 192-1024
+# tokens (min_n, max_n), and --plan-shapes=40 times it at 2048, swapped and not; without
+# --plan-shapes the model does not weigh it there.
+"$bench" --mode=enumerate --kernels=sm90 --plans=100 --plan-set=shapes --plan-shapes=40 --dtypes=bf16 --layouts=rcr --m=2048 --n=6144 --k=5120 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
 [[ $(grep -c '^sm90\[plan=40:[0-9]*:1:' "$tmp/out") -ge 1 && $(grep -c '^sm90\[plan=40:[0-9]*:0:' "$tmp/out") -ge 1 && $(grep '^sm90\[plan=' "$tmp/out" | grep -vc '^sm90\[plan=40:') -eq 0 ]] &&
-  echo "ok   plan-shapes: a forced-only shape named is timed" || { echo "FAIL plan-shapes 40: $(grep -c '^sm90\[plan=' "$tmp/out") rows"; fail=1; }
-"$bench" --mode=enumerate --kernels=sm90 --plans=1000 --plan-set=shapes --dtypes=bf16 --layouts=rcr --m=520 --n=6144 --k=5120 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
+  echo "ok   plan-shapes: a shape named is timed where it is not offered" || { echo "FAIL plan-shapes 40: $(grep -c '^sm90\[plan=' "$tmp/out") rows"; fail=1; }
+"$bench" --mode=enumerate --kernels=sm90 --plans=1000 --plan-set=shapes --dtypes=bf16 --layouts=rcr --m=2048 --n=6144 --k=5120 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
 [[ $(grep -c '^sm90\[plan=' "$tmp/out") -ge 10 && $(grep -Ec '^sm90\[plan=(3[6-9]|4[01]):' "$tmp/out") -eq 0 ]] &&
-  echo "ok   plans: the forced-only shapes are not weighed unless named" || { echo "FAIL forced-only shapes weighed: $(grep -Ec '^sm90\[plan=(3[6-9]|4[01]):' "$tmp/out")"; fail=1; }
+  echo "ok   plans: a shape is not weighed beyond its tokens unless named" || { echo "FAIL shapes 36-41 weighed at 2048 tokens: $(grep -Ec '^sm90\[plan=(3[6-9]|4[01]):' "$tmp/out")"; fail=1; }
+"$bench" --mode=enumerate --kernels=sm90 --plans=1000 --plan-set=shapes --dtypes=bf16 --layouts=rcr --m=520 --n=6144 --k=5120 --compute-capability=9.0 >"$tmp/out" 2>"$tmp/err"
+[[ $(grep -c '^sm90\[plan=40:[0-9]*:1:' "$tmp/out") -ge 1 ]] &&
+  echo "ok   plans: 256x104 weighed swapped at 520 tokens" || { echo "FAIL 40 not weighed at 520 tokens"; fail=1; }
 "$bench" --mode=enumerate --kernels=add --plans=3 --dtypes=f32 --layouts=ccc --m=64 >"$tmp/out" 2>"$tmp/err"
 [[ $(grep -c '\[plan=' "$tmp/out") -eq 0 ]] && echo "ok   plans: none for a kernel without a model" || { echo "FAIL plans rows for add"; fail=1; }
 
