@@ -427,11 +427,11 @@ TEST(HarnessGpu, Sm90IsDeterministic) {
                        {200, 3072, 3072, "rcr", "22:3:1:0"}});
 }
 
-// The shapes the plan does not offer yet (tile_menu.hpp's kForcedOnly: cuBLAS's weak-band picks,
-// 128x184 on 4x1 and 2x1, 192-row tiles on 1x2, 256-row tiles of three and four consumer
-// warpgroups), each forced on ragged problems, swapped as they are meant to run and unswapped,
-// whole, split for every tile and split on the last wave: right against cuBLAS, and the same bits twice.
-TEST(HarnessGpu, Sm90ForcedOnlyShapesAreRightAndRepeatable) {
+// The shapes of cuBLAS's weak-band picks (tile_menu.hpp's indices 36-41: 128x184 on 4x1 and 2x1,
+// 192-row tiles on 1x2, 256-row tiles: three and four consumer warpgroups), each forced on ragged
+// problems, swapped as they are meant to run and unswapped, whole, split for every tile and split on
+// the last wave: right against cuBLAS, and the same bits twice.
+TEST(HarnessGpu, Sm90WeakBandShapesAreRightAndRepeatable) {
   REQUIRE_GPU();
   expect_forced_cases({{901, 3072, 1000, "rcr", "36:1:1:0"}, {899, 2000, 777, "rcr", "36:2:0:0"},
                        {900, 6144, 1000, "rcr", "37:2:1:1"}, {351, 6144, 1000, "rcr", "38:1:1:0"},
