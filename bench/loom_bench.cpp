@@ -1490,7 +1490,7 @@ void add_options(CLI::App& app, Options& o) {
   app.add_option("--plan-shapes", o.plan_shapes,
                  "With --plans: time only plans of these tile shapes (LOOM_SM90_PLAN's first field, "
                  "kernels/sm90/tile_menu.hpp's index), e.g. 33,34,35, so that fit data for a few shapes is "
-                 "taken without timing the rest; a shape the model does not offer yet is timed too")
+                 "taken without timing the rest; a shape named is timed where the model does not offer it too")
       ->delimiter(',')
       ->check(CLI::Range(0, 1000));
   app.add_flag("--list-kernels", o.list_kernels,

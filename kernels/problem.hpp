@@ -91,7 +91,8 @@ struct PlanTarget {
   // current GPU's, or the SM count over the size.
   int clusters[8] = {};
   // Weigh too the tile shapes the model never offers (sm90: min_m kForcedOnly, kernels/sm90/tile_menu.hpp),
-  // so that `loom-bench --plans --plan-shapes` can time them for the fit data before they are offered.
+  // and every shape beyond the tokens it is offered at (min_n, max_n), so that `loom-bench --plans
+  // --plan-shapes` can time them for the fit data before or beyond their offer.
   bool forced_only = false;
 };
 

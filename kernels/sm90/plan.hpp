@@ -172,13 +172,13 @@ struct Machine {
                                              0.62, 0.7431, 0.88, 0.72, 0.77, 0.62, 0.68, 0.66,
                                              0.74, 0.73, 0.87, 0.63, 0.72, 0.8119,
                                              0.85, 0.93, 0.53, 0.6695, 0.859625, 0.82382,
-                                             0.70, 0.70, 0.70, 0.70, 0.70, 0.70};
+                                             0.84, 0.84, 0.757, 0.854, 0.721, 0.805};
   double efficiency_8bit_accurate[kTileShapeCount] = {0.7665, 0.728884, 0.945004, 0.4112, 0.953904, 0.6686, 0.9751, 0.734109,
                                                       0.65, 0.86, 0.873, 0.25, 0.45, 0.58, 0.6, 0.6,
                                                       0.62, 0.621457, 0.88, 0.72, 0.77, 0.62, 0.68, 0.66,
                                                       0.74, 0.73, 0.87, 0.63, 0.72, 0.9,
                                                       0.85, 0.93, 0.53, 0.6695, 0.859625, 0.82382,
-                                                      0.70, 0.70, 0.70, 0.70, 0.70, 0.70};
+                                                      0.84, 0.84, 0.757, 0.854, 0.721, 0.805};
   // 8-bit inputs: the rate at which one SM stores a tile of D from its registers (estimate_us's
   // epilogue term: a swapped plan's transposed D, or a tile narrower than a store box). Forced on an
   // H100, a swapped plan of a TMA-store tile measured 4-8% slower than the same plan unswapped at
@@ -270,11 +270,18 @@ inline double estimate_plan(PlanInput const& in, Plan const& p, Machine const& m
   return estimate_us(p.shape, sc, m, n, in.k, in.out_bytes, in.beta, mc, in.in_bytes, in.promote, p.swap);
 }
 
+// Whether the model weighs shape `ts` where the kernel's M and N are m and n: M at least its min_m
+// and N within [min_n, max_n]; forced_only (PlanInput's) adds the shapes never offered and drops
+// the N range.
+inline bool offered(TileShape const& ts, std::int64_t m, std::int64_t n, bool forced_only) {
+  if (forced_only) return ts.min_m == kForcedOnly || m >= ts.min_m;
+  return m >= ts.min_m && n >= ts.min_n && (ts.max_n == 0 || n <= ts.max_n);
+}
+
 // Every plan the model weighs for a problem, with its estimate, in a fixed order: every tile shape
-// built for the operands' majornesses (tile_takes) in each orientation where the orientation's M
-// is at least its min_m, whole; for the shapes that
-// split K, every split that leaves each split at least 4 k tiles within the workspace cap; and for
-// every shape, the same splits of the last partial wave alone (tail) where there are whole waves
+// built for the operands' majornesses (tile_takes) in each orientation where it is offered
+// (offered: the orientation's M and N), whole; for the shapes that split K, every split that
+// leaves each split at least 4 k tiles within the workspace cap; and for every shape, the same splits of the last partial wave alone (tail) where there are whole waves
 // before it, and stream-K over the last partial wave (all of a problem under a wave) where there is
 // one.
 template <class F>
@@ -285,9 +292,7 @@ void for_each_plan(PlanInput const& in, Machine const& mc, F&& f) {
     bool const a_k_major = swap ? in.b_k_major : in.a_k_major, b_k_major = swap ? in.a_k_major : in.b_k_major;
     for (int t = 0; t < kTileShapeCount; ++t) {
       TileShape const ts = kTileShapes[t];
-      bool const forced = ts.min_m == kForcedOnly && in.forced_only;
-      if (!tile_takes(ts, a_k_major, b_k_major) || m < (forced ? 0 : ts.min_m) || (!in.forced_only && (n < ts.min_n || (ts.max_n && n > ts.max_n))))
-        continue;
+      if (!tile_takes(ts, a_k_major, b_k_major) || !offered(ts, m, n, in.forced_only)) continue;
       if (in.block_swap && !tile_takes_block_scales(ts)) continue;
       // wgmma reads 8-bit operands k-major only, and only some shapes are built for them.
       if (in.in_bytes == 1 && !(a_k_major && b_k_major &&
