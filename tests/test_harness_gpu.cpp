@@ -441,6 +441,23 @@ TEST(HarnessGpu, Sm90WeakBandShapesAreRightAndRepeatable) {
                        {257, 3001, 1000, "rcr", "41:3:1:1"}});
 }
 
+// The rest of cuBLAS's picks on the H200's weak rows (tile_menu.hpp's indices 42-51: clusters of
+// eight and four for few tokens, 256x88, 128x168 on 2x1 and 1x2, 128x96 on 1x4), forced the same
+// way: in the orientation each is meant to run and the other, whole, split, and split on the last
+// wave, on ragged problems; a token tile shared by four CTAs is one box (120, 168, 80 and 96 rows
+// are not whole 8-row repeats in four), and the clusters of eight are the first of that size.
+TEST(HarnessGpu, Sm90FewTokenShapesAreRightAndRepeatable) {
+  REQUIRE_GPU();
+  expect_forced_cases({{231, 3584, 1000, "rcr", "42:1:1:0"}, {229, 3000, 4097, "rcr", "42:3:1:0"},
+                       {331, 3584, 999, "rcr", "43:1:1:0"}, {500, 1000, 700, "rcr", "43:2:0:1"},
+                       {161, 6144, 1000, "rcr", "44:1:1:0"}, {157, 2001, 1100, "rcr", "44:2:0:0"},
+                       {781, 3584, 1000, "rcr", "45:1:1:0"}, {777, 7000, 600, "rcr", "45:2:1:1"},
+                       {1023, 11008, 520, "rcr", "46:1:0:0"}, {385, 5000, 1000, "rcr", "47:2:0:1"},
+                       {127, 11008, 1000, "rcr", "48:1:0:0"}, {100, 3000, 1500, "rcr", "48:3:0:0"},
+                       {95, 6144, 1000, "rcr", "49:1:1:0"}, {31, 4608, 1000, "rcr", "50:2:1:0"},
+                       {63, 4096, 1000, "rcr", "51:1:1:0"}, {65, 999, 700, "rcr", "51:2:0:0"}});
+}
+
 // The same for 8-bit inputs: split plans of both accumulation modes and a mixed pair, swapped and
 // not, give the same bits run after run and agree with the reference.
 TEST(HarnessGpu, Sm90IsDeterministic8Bit) {

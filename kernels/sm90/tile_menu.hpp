@@ -96,6 +96,21 @@ struct TileShape {
 // H200 and timed there on 72 problems at M = 200-1000 (twenty-fourth round), they are offered
 // between 192 and 1024 tokens (min_n, max_n), the range those timings cover.
 //
+// Indices 42-51 are the rest of cuBLAS's picks on the H200's weak rows (Nsight Compute, bf16 rcr,
+// cuBLAS 13.1, `nvjet_sm90_tst_<rows>x<cols>_..._<cluster>` read as the weights' rows by the tokens'
+// columns: docs/tuning/sm90.md, twenty-fifth round), each as Loom runs it: swapped where cuBLAS's
+// kernel is (its TNT names), unswapped where it is not (TNN: the tokens' 128 rows are the kernel's
+// M). Few tokens on clusters of eight: 64x120 and 64x168 on 4x2 (230 and 330 tokens on a
+// 3584-wide layer: two token tiles, each multicast to four CTAs and each weights tile to two),
+// 128x80 on 4x2 (160 tokens); 64x96 and 64x32 on 4x1 and 64x32 on 1x2 (96, 32 and 64 tokens);
+// 256x88 on 2x1 (780 tokens: nine tiles of 88); unswapped, 128x168 on 2x1 and 1x2 (an 11008- or 28672-wide layer in whole waves of 168-wide
+// tiles) and 128x96 on 1x4 (one token tile, four CTAs sharing it). Timed forced on an H200 at
+// M = 32-1024 (twenty-fifth round), they ran cuBLAS's decompositions 0-30% slower than cuBLAS, and
+// beat the plans already offered only at a few hundred tokens on narrow layers: 64x168_4x2 is
+// offered at 170-336 tokens (two token tiles), the others stay forced only (kForcedOnly). (cuBLAS's 192x208 at 610 and 780 tokens is not among them:
+// as three warpgroups of 64 rows it needs more than the 128 registers a thread that ptxas compiles
+// 512 threads for (C7602); it wants two warpgroups of 96 rows.)
+//
 // Indices are LOOM_SM90_PLAN's, so new shapes go at the end; kernels/CMakeLists.txt instantiates
 // each with the operand majornesses it takes (tile_takes).
 inline constexpr TileShape kTileShapes[] = {{128, 256, 2, "128x256", false, false},
@@ -139,7 +154,17 @@ inline constexpr TileShape kTileShapes[] = {{128, 256, 2, "128x256", false, fals
                                             {192, 88, 1, "192x88_1x2", true, true, 64, 2, 192, 1024},
                                             {192, 176, 1, "192x176_1x2", true, true, 64, 2, 192, 1024},
                                             {256, 104, 4, "256x104_4x1", true, true, 64, 1, 192, 1024},
-                                            {256, 136, 2, "256x136_2x1", true, true, 64, 1, 192, 1024}};
+                                            {256, 136, 2, "256x136_2x1", true, true, 64, 1, 192, 1024},
+                                            {64, 120, 4, "64x120_4x2", true, true, kForcedOnly, 2},
+                                            {64, 168, 4, "64x168_4x2", true, true, 64, 2, 170, 336},
+                                            {128, 80, 4, "128x80_4x2", true, true, kForcedOnly, 2},
+                                            {256, 88, 2, "256x88_2x1", true, true, kForcedOnly},
+                                            {128, 168, 2, "128x168", true, true, kForcedOnly},
+                                            {128, 168, 1, "128x168_1x2", true, true, kForcedOnly, 2},
+                                            {128, 96, 1, "128x96_1x4", true, true, kForcedOnly, 4},
+                                            {64, 96, 4, "64x96_4x1", true, true, kForcedOnly},
+                                            {64, 32, 4, "64x32_4x1", true, true, kForcedOnly},
+                                            {64, 32, 1, "64x32_1x2", true, true, kForcedOnly, 2}};
 inline constexpr int kTileShapeCount = int(sizeof(kTileShapes) / sizeof(kTileShapes[0]));
 
 constexpr int kTileK = 64;  // K per stage: one k tile, the 128-byte swizzle's width in 16-bit elements
