@@ -23,8 +23,9 @@
 // Tiling: a CTA of kWarps warps owns kR rows of L; warp w takes the 256-element chunks of K
 // c = w, w + kWarps, ... (interleaved, so that the CTA's loads in flight cover one stretch of each
 // row). A lane holds one 16-byte vector of each of the kR rows and of the kS columns of S per
-// chunk, kU chunks in flight. kR grows with kS so that each vector of S read from L1 serves
-// several rows (kS / kR times the bytes of L per chunk). The partial sums are added across the
+// chunk, kU chunks in flight. kR grows with kS so that each vector of S read from L1 (and
+// converted to fp32) serves several rows (kS / kR times the bytes of L per chunk): at kS = 4, 4
+// rows a CTA where the CTAs still fill the SMs (kRowsWide), 2 elsewhere. The partial sums are added across the
 // lanes by shuffles and across the warps through shared memory, in a fixed order (deterministic).
 //
 // Every index goes through the layout core: mL (K,R) -> local_tile<(256,kR)>(mL, c, cta) ->
@@ -40,6 +41,7 @@
 #include "kernels/entry.hpp"
 #include "kernels/numeric.cuh"
 #include "kernels/operand_layout.hpp"
+#include "kernels/per_device.hpp"
 #include "layout/tensor.hpp"
 
 namespace loom {
@@ -47,11 +49,12 @@ namespace {
 
 constexpr int kMaxShort = 4;    // the largest short side the kernel takes (see the top)
 constexpr i64 kMinRows = 128;   // the fewest rows of the long side gemm sends here (see preferred)
+constexpr int kWideCtasPerSm = 8;  // kS = 4 takes 4 rows a CTA where that makes this many CTAs an SM (launch)
 
-template <class T, int kS_>
+template <class T, int kS_, bool kWide = false>
 struct SkinnyConfig {
   static constexpr int kS = kS_;                     // columns of S the kernel is built for (>= Sn)
-  static constexpr int kR = kS >= 4 ? 2 : 1;  // rows of L per CTA
+  static constexpr int kR = kS >= 4 ? (kWide ? 4 : 2) : 1;  // rows of L per CTA
   static constexpr int kU = kS >= 2 ? 2 : 4;  // chunks in flight per warp
   static constexpr int kWarps = 4, kThreads = 32 * kWarps;
   static constexpr int kV = 16 / sizeof(T);          // elements in 16 bytes
@@ -111,9 +114,9 @@ __device__ __forceinline__ void fma_vectors(float (&acc)[kR][kS], Vec<T> const (
 // contiguous and K's stride kPack (A of a column-major problem at M = 2-4 with lda = M, or a
 // row-major B at N = 2-4): a lane's kV values of k for every column are then kPack whole vectors
 // from its first element, read as such and unpacked in registers.
-template <class T, class TO, int kS, bool kVec, int kPack>
-__global__ void __launch_bounds__(SkinnyConfig<T, kS>::kThreads) gemm_skinny_kernel(SkinnyArgs<T> const args) {
-  using C = SkinnyConfig<T, kS>;
+template <class T, class TO, int kS, bool kVec, int kPack, bool kWide = false>
+__global__ void __launch_bounds__(SkinnyConfig<T, kS, kWide>::kThreads) gemm_skinny_kernel(SkinnyArgs<T> const args) {
+  using C = SkinnyConfig<T, kS, kWide>;
   constexpr int V = C::kV, R = C::kR, U = C::kU, W = C::kWarps;
   int const lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
   Coord<2> const extent_l = shape(args.l), extent_s = shape(args.s);  // (K,R), (K,Sn)
@@ -267,6 +270,16 @@ cudaError_t launch(SkinnyView const& v, Problem const& p, Operands const& ops, c
   using C = SkinnyConfig<T, kS>;
   unsigned const ctas = unsigned((rows + C::kR - 1) / C::kR);
   if (args.vec_l && args.vec_s) {
+    // 4 rows a CTA at kS = 4 where that still makes kWideCtasPerSm CTAs an SM or more: on an H200
+    // it ran 4-11% faster than 2 at M = 4 and 6144-28672 rows, and 3-6% slower at 3584 (896 CTAs,
+    // 6.8 an SM); docs/tuning/sm90.md, twenty-fifth round.
+    if constexpr (kS == 4) {
+      using W = SkinnyConfig<T, kS, true>;
+      if ((rows + W::kR - 1) / W::kR >= i64(kWideCtasPerSm) * device_sm_count()) {
+        gemm_skinny_kernel<T, TO, kS, true, 0, true><<<unsigned((rows + W::kR - 1) / W::kR), W::kThreads, 0, stream>>>(args);
+        return cudaGetLastError();
+      }
+    }
     gemm_skinny_kernel<T, TO, kS, true, 0><<<ctas, C::kThreads, 0, stream>>>(args);
   } else if (args.vec_l && args.pack_s && kS >= 2) {
     if constexpr (kS == 2) gemm_skinny_kernel<T, TO, 2, true, 2><<<ctas, C::kThreads, 0, stream>>>(args);

@@ -24,4 +24,18 @@ cudaError_t once_per_device(std::atomic<std::uint64_t>& done, F&& f) {
   return e;
 }
 
+// The current device's SM count, read once per device (132, an H100's and an H200's, where it
+// cannot be read: a launcher's choice of grid, not its correctness, depends on it).
+inline int device_sm_count() {
+  static std::atomic<int> cached[64] = {};
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 132;
+  int n = cached[dev].load(std::memory_order_relaxed);
+  if (n == 0) {
+    if (cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || n <= 0) n = 132;
+    cached[dev].store(n, std::memory_order_relaxed);
+  }
+  return n;
+}
+
 }  // namespace loom

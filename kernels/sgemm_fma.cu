@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "kernels/entry.hpp"
+#include "kernels/per_device.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/sgemm_fma.cuh"
 
@@ -15,14 +16,7 @@ namespace {
 
 bool aligned16(void const* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
-int sm_count() {
-  static int cached[64] = {};
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) return 132;
-  if (cached[dev] == 0 && cudaDeviceGetAttribute(&cached[dev], cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-    cached[dev] = 132;
-  return cached[dev];
-}
+int sm_count() { return device_sm_count(); }
 
 // How to run a problem: which of D = A B and D^T = B^T A^T to compute (the kernel's m is then N),
 // the tile (256x128 or 128x128), and the split of K.

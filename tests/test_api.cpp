@@ -342,6 +342,9 @@ TEST(ApiGpu, GraphReplaysMatchEagerCallsOnEveryPath) {
   paths.push_back({"skinny", "skinny",
                    {gemm_case(DType::bf16, DType::bf16, 4, 4099, 3000, "rcr"),
                     gemm_case(DType::f16, DType::f32, 2051, 3, 1000, "rcc")}});
+  // Four rows a CTA at a short side of 3-4 (9001 rows: at least 8 CTAs an SM up to 281 SMs; the
+  // last CTA holds one row).
+  paths.push_back({"skinny, four rows a CTA", "skinny", {gemm_case(DType::bf16, DType::bf16, 3, 9001, 1000, "rcr")}});
   // The short operand packed m-contiguous (column-major A, lda = M = 3).
   paths.push_back({"skinny, packed short operand", "skinny", {gemm_case(DType::bf16, DType::bf16, 3, 4099, 3000, "ccc")}});
   if (dev.cc == 90) {
