@@ -105,7 +105,7 @@ struct TileShape {
 // 128x80 on 4x2 (160 tokens); 64x96 and 64x32 on 4x1 and 64x32 on 1x2 (96, 32 and 64 tokens);
 // 256x88 on 2x1 (780 tokens: nine tiles of 88); unswapped, 128x168 on 2x1 and 1x2 (an 11008- or 28672-wide layer in whole waves of 168-wide
 // tiles) and 128x96 on 1x4 (one token tile, four CTAs sharing it). Timed forced on an H200 at
-// M = 32-1024 (twenty-fifth round), they ran cuBLAS's decompositions 0-30% slower than cuBLAS, and
+// M = 32-1024 (twenty-fifth round), they ran cuBLAS's decompositions 3-37% slower than cuBLAS, and
 // beat the plans already offered only at a few hundred tokens on narrow layers: 64x168_4x2 is
 // offered at 170-336 tokens (two token tiles), the others stay forced only (kForcedOnly). (cuBLAS's 192x208 at 610 and 780 tokens is not among them:
 // as three warpgroups of 64 rows it needs more than the 128 registers a thread that ptxas compiles
