@@ -458,6 +458,16 @@ TEST(HarnessGpu, Sm90FewTokenShapesAreRightAndRepeatable) {
                        {63, 4096, 1000, "rcr", "51:1:1:0"}, {65, 999, 700, "rcr", "51:2:0:0"}});
 }
 
+// 256x88 on 2x1 with two consumer warpgroups of 128 rows (tile_menu.hpp's index 52: two wgmmas a
+// k-step each, 128 rows apart, into two sets of accumulators), forced as above: both orientations,
+// whole, split and split on the last wave, ragged.
+TEST(HarnessGpu, Sm90TallWarpgroupsAreRightAndRepeatable) {
+  REQUIRE_GPU();
+  expect_forced_cases({{781, 3584, 1000, "rcr", "52:1:1:0"}, {777, 7000, 600, "rcr", "52:2:1:1"},
+                       {500, 1000, 700, "rcr", "52:2:0:0"}, {257, 3001, 999, "rcr", "52:1:0:0"},
+                       {90, 300, 4100, "rcr", "52:3:1:0"}});
+}
+
 // The same for 8-bit inputs: split plans of both accumulation modes and a mixed pair, swapped and
 // not, give the same bits run after run and agree with the reference.
 TEST(HarnessGpu, Sm90IsDeterministic8Bit) {

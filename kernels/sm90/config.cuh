@@ -11,8 +11,11 @@
 // the stage layout, and move between warpgroups, k-steps and stages by gmma_desc_offset, checked
 // here to be linear in the stage and warpgroup.
 //
-// The TiledMMA: the tile's bm/64 consumer warpgroups (one to four) along M, each m64nBNk16 (8-bit:
-// m64nBNk32) over 64 x BN (one wgmma per k-step of 32 bytes of K, BN/2 fp32 accumulators per thread).
+// The TiledMMA: the tile's consumer warpgroups (one to four) along M, each m64nBNk16 (8-bit:
+// m64nBNk32) over 64 x BN (one wgmma per k-step of 32 bytes of K, BN/2 fp32 accumulators per thread);
+// where a warpgroup computes 128 or 192 rows (TileShape::wg_rows), the 64 x consumers rows the
+// warpgroups cover repeat down the tile (the partition's RestM), so that warpgroup w issues a k-step's
+// wgmmas at rows 64 (w + consumers r) for r < wg_rows / 64, into BN/2 accumulators each.
 #pragma once
 
 #include "kernels/sm90/tile_menu.hpp"
@@ -28,12 +31,14 @@ struct TileConfig {
   static constexpr TileShape kTileShape = kTileShapes[kShape];
   static constexpr int kBM = kTileShape.bm, kBN = kTileShape.bn, kClusterM = kTileShape.cluster_m;
   static constexpr int kClusterN = kTileShape.cluster_n, kCluster = tile_cluster(kTileShape);
-  static constexpr int kConsumers = tile_consumers(kTileShape);  // warpgroups, 64 rows of the tile each
+  static constexpr int kConsumers = tile_consumers(kTileShape);  // warpgroups, wg_rows rows of the tile each
+  static constexpr int kWgAtoms = tile_wg_atoms(kTileShape);     // wgmmas a warpgroup issues a k-step, 64 rows apart x kConsumers
   static constexpr int kThreads = tile_threads(kTileShape);
   static constexpr int kStages = tile_stages(kTileShape);
   static constexpr bool kTmaStore = tile_has_tma_store(kTileShape);
   static constexpr int kConsumerRegs = tile_consumer_regs(kTileShape);  // setmaxnreg's, per consumer thread
   static_assert(kConsumers >= 1 && kConsumers <= 4 && kStages >= 2);
+  static_assert(kWgAtoms >= 1 && kWgAtoms <= 3 && 64 * kWgAtoms * kConsumers == kBM, "whole warpgroups of 64-row wgmmas");
   static_assert(kCluster <= kMaxClusterSize, "a portable cluster");
 };
 
@@ -111,14 +116,14 @@ struct Config {
   static constexpr int kElemBytes = kElemBytes_;
   static constexpr int kBM = Tc::kBM, kBN = Tc::kBN, kStages = Tc::kStages, kConsumers = Tc::kConsumers;
   static constexpr int kClusterM = Tc::kClusterM, kClusterN = Tc::kClusterN, kCluster = Tc::kCluster;
-  static constexpr int kThreads = Tc::kThreads, kConsumerRegs = Tc::kConsumerRegs;
+  static constexpr int kThreads = Tc::kThreads, kConsumerRegs = Tc::kConsumerRegs, kWgAtoms = Tc::kWgAtoms;
   using A = OperandConfig<kBM, kAKMajor, 64, kClusterN, kStages, kElemBytes>;
   using B = OperandConfig<kBN, kBKMajor, kBN, kClusterM, kStages, kElemBytes>;
   static constexpr int kTK = A::kTK, kKSteps = A::kKSteps;  // elements of K per stage, wgmmas per stage
   // What one stage's full barrier waits for: all of A and B land in every CTA.
   static constexpr int kStageBytes = A::kStageBytes + B::kStageBytes;
   // The wgmma atom (m64nBNk16 or m64nBNk32) and the TiledMMA: the consumer warpgroups along M, each
-  // over 64 x BN.
+  // over 64 x BN, repeated kWgAtoms times down the tile.
   static constexpr MMAAtom kAtom = kElemBytes == 2 ? mma_atom_sm90_64xNx16(kBN) : mma_atom_sm90_64xNx32(kBN);
   static constexpr TiledMMA kMma = make_tiled_mma(kAtom, make_layout(make_shape(kConsumers, 1, 1)));
   static constexpr Tile kTileC = make_tile(kBM, kBN);
@@ -126,20 +131,23 @@ struct Config {
   static constexpr int kAccs = int(size(kAcc).v);
 
   static constexpr bool valid() {
-    // Accumulator i is the wgmma's D register i (the atom's C TV layout in register order), and
-    // values 2j, 2j+1 are neighbouring columns (the epilogue's paired stores).
+    // Accumulator i is register i % (BN/2) of the wgmma of repeat r = i / (BN/2) (the atom's C TV
+    // layout in register order, 64 kConsumers r rows down), and values 2j, 2j+1 are neighbouring
+    // columns (the epilogue's paired stores).
     Layout const part_c = kMma.partition_C(make_layout(make_shape(kBM, kBN), make_stride(basis(0), basis(1)))).layout;
     Layout const atom_c = kAtom.c_tv;
     for (int i = 0; i < kAccs; ++i) {
       Coord<2> const c = crd2idx_flat<Coord<2>>(i, part_c.shape, part_c.stride);
-      i64 const mn = atom_c(make_shape(0, i));
-      if (c[0] != mn % 64 || c[1] != mn / 64 || kAcc(i) != i) return false;
+      int const v = i % (kBN / 2), r = i / (kBN / 2);
+      i64 const mn = atom_c(make_shape(0, v));
+      if (c[0] != mn % 64 + 64 * kConsumers * r || c[1] != mn / 64 || kAcc(i) != i) return false;
       if (i % 2 == 1) {
         Coord<2> const c0 = crd2idx_flat<Coord<2>>(i - 1, part_c.shape, part_c.stride);
         if (c[0] != c0[0] || c[1] != c0[1] + 1) return false;
       }
     }
-    return kAccs == kBN / 2 && kAccs % 4 == 0 && kMma.size() == 128 * kConsumers && kStageBytes == tile_stage_bytes(Tc::kTileShape);
+    return kAccs == kWgAtoms * kBN / 2 && kAccs % 4 == 0 && kMma.size() == 128 * kConsumers &&
+           kStageBytes == tile_stage_bytes(Tc::kTileShape);
   }
   static_assert(valid());
 };

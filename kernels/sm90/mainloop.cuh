@@ -105,6 +105,7 @@ struct ConsumerMma {
   static constexpr int kStages = Cfg::kStages;
   static constexpr int kWgLag = Cfg::kConsumers == 2 ? kLag : 0;  // three or four warpgroups run in step
   static constexpr int kTransA = A::kKMajor ? 0 : 1, kTransB = B::kKMajor ? 0 : 1;
+  static_assert(Cfg::kWgAtoms == 1 || Cfg::kElemBytes == 2, "8-bit loops issue one wgmma a k-step (warpgroups of 64 rows)");
 
   Pipeline<Cfg> pipe;
   GmmaDesc desc_a, desc_b;  // stage 0's, k-step 0's (A's at this warpgroup's 64 rows)
@@ -133,6 +134,8 @@ struct ConsumerMma {
   template <class Acc>
   __device__ __forceinline__ void mma(TileScheduler::Work const& wk, Ring<kStages>& ring, Acc& acc) {
     int prev = -1;
+    [[maybe_unused]] unsigned long long enc_a = 0, enc_b = 0;  // warpgroups of more than 64 rows: the encoded descriptors
+    if constexpr (Cfg::kWgAtoms > 1) enc_a = desc_a.encode(), enc_b = desc_b.encode();
     if (kWgLag > 0 && w == 1 && !started) mbarrier_wait(pipe.smem.start(), 0);
     for (int kt = wk.k_begin; kt < wk.k_end; ++kt) {
       int const s = ring.stage;
@@ -140,12 +143,28 @@ struct ConsumerMma {
       wgmma_fence();
 #pragma unroll
       for (int step = 0; step < Cfg::kKSteps; ++step) {
-        unsigned long long const da = desc_a.advanced(s * A::kDescPerStage + step * A::kDescPerStep).encode();
-        unsigned long long const db = desc_b.advanced(s * B::kDescPerStage + step * B::kDescPerStep).encode();
-        if constexpr (Cfg::kElemBytes == 1)
-          wgmma_ss_k32<kType, kTypeB, Cfg::kBN>(acc.data, da, db, (kt != wk.k_begin || step != 0) ? 1 : 0);
-        else
-          wgmma_ss<kType, Cfg::kBN, kTransA, kTransB>(acc.data, da, db, (kt != wk.k_begin || step != 0) ? 1 : 0);
+        if constexpr (Cfg::kWgAtoms == 1) {
+          unsigned long long const da = desc_a.advanced(s * A::kDescPerStage + step * A::kDescPerStep).encode();
+          unsigned long long const db = desc_b.advanced(s * B::kDescPerStage + step * B::kDescPerStep).encode();
+          if constexpr (Cfg::kElemBytes == 1)
+            wgmma_ss_k32<kType, kTypeB, Cfg::kBN>(acc.data, da, db, (kt != wk.k_begin || step != 0) ? 1 : 0);
+          else
+            wgmma_ss<kType, Cfg::kBN, kTransA, kTransB>(acc.data, da, db, (kt != wk.k_begin || step != 0) ? 1 : 0);
+        } else {
+          int const accumulate = (kt != wk.k_begin || step != 0) ? 1 : 0;
+          // Repeat r of a warpgroup of wg_rows rows: the 64 rows 64 kConsumers r below its first,
+          // into accumulators [r BN/2, (r+1) BN/2) (Config::kMma's RestM). The descriptors are the
+          // encoded ones plus their offsets (plus), which holds fewer registers beside the
+          // accumulators than their fields rebuilt.
+          unsigned long long const eb = plus(enc_b, unsigned(s * B::kDescPerStage + step * B::kDescPerStep));
+#pragma unroll
+          for (int r = 0; r < Cfg::kWgAtoms; ++r) {
+            unsigned long long const da =
+                plus(enc_a, unsigned(s * A::kDescPerStage + step * A::kDescPerStep + r * Cfg::kConsumers * A::kDescPerRows));
+            wgmma_ss<kType, Cfg::kBN, kTransA, kTransB>(*reinterpret_cast<float(*)[Cfg::kBN / 2]>(acc.data + r * (Cfg::kBN / 2)),
+                                                       da, eb, accumulate);
+          }
+        }
       }
       wgmma_commit_group();
       if (kWgLag > 0 && w == 0 && !started && kt + 1 - wk.k_begin == kWgLag) {

@@ -144,14 +144,16 @@ struct Machine {
   // docs/tuning/sm90.md, twenty-fifth round); only 64x168_4x2 was faster than every plan offered by
   // more than the runs' spread (330 x 3584 x 4096: 22.6-23.2 us against 24.2-25.0), and is offered
   // at 170-336 tokens. Its share hardly moves its estimate there (memory bounds it; fitted, it went
-  // to the 0.98 cap, on which the picks are those of 0.85); the others are forced only and hold 0.70.
+  // to the 0.98 cap, on which the picks are those of 0.85); the others are forced only and hold 0.70, as does 52 (two
+  // consumer warpgroups of 128 rows), built and not yet run.
   double efficiency[kTileShapeCount] = {0.90, 0.80, 0.45, 0.15, 0.55, 0.60, 0.30, 0.90,
                                         0.65, 0.86, 0.873, 0.25, 0.45, 0.58, 0.60, 0.60,
                                         0.62, 0.68, 0.88, 0.72, 0.77, 0.62, 0.68, 0.66,
                                         0.74, 0.73, 0.87, 0.63, 0.72, 0.90,
                                         0.85, 0.93, 0.53, 0.6695, 0.859625, 0.82382,
                                         0.84, 0.84, 0.757, 0.854, 0.721, 0.805,
-                                        0.70, 0.85, 0.70, 0.70, 0.70, 0.70, 0.70, 0.70, 0.70, 0.70};
+                                        0.70, 0.85, 0.70, 0.70, 0.70, 0.70, 0.70, 0.70, 0.70, 0.70,
+                                        0.70};
   // The same for 8-bit inputs (e4m3/e5m2), per tile shape, in each accumulation mode: the share of
   // an SM's 8-bit tensor peak (twice the 16-bit one) a CTA sustains. Fast (the tensor cores sum all
   // of K) and accurate (each k tile's partial added into fp32 registers: a second set of
@@ -179,14 +181,16 @@ struct Machine {
                                              0.74, 0.73, 0.87, 0.63, 0.72, 0.8119,
                                              0.85, 0.93, 0.53, 0.6695, 0.859625, 0.82382,
                                              0.84, 0.84, 0.757, 0.854, 0.721, 0.805,
-                                             0.70, 0.70, 0.70, 0.70, 0.70, 0.70, 0.70, 0.70, 0.70, 0.70};
+                                             0.70, 0.70, 0.70, 0.70, 0.70, 0.70, 0.70, 0.70, 0.70, 0.70,
+                                             0.70};
   double efficiency_8bit_accurate[kTileShapeCount] = {0.7665, 0.728884, 0.945004, 0.4112, 0.953904, 0.6686, 0.9751, 0.734109,
                                                       0.65, 0.86, 0.873, 0.25, 0.45, 0.58, 0.6, 0.6,
                                                       0.62, 0.621457, 0.88, 0.72, 0.77, 0.62, 0.68, 0.66,
                                                       0.74, 0.73, 0.87, 0.63, 0.72, 0.9,
                                                       0.85, 0.93, 0.53, 0.6695, 0.859625, 0.82382,
                                                       0.84, 0.84, 0.757, 0.854, 0.721, 0.805,
-                                                      0.70, 0.70, 0.70, 0.70, 0.70, 0.70, 0.70, 0.70, 0.70, 0.70};
+                                                      0.70, 0.70, 0.70, 0.70, 0.70, 0.70, 0.70, 0.70, 0.70, 0.70,
+                                                      0.70};
   // 8-bit inputs: the rate at which one SM stores a tile of D from its registers (estimate_us's
   // epilogue term: a swapped plan's transposed D, or a tile narrower than a store box). Forced on an
   // H100, a swapped plan of a TMA-store tile measured 4-8% slower than the same plan unswapped at

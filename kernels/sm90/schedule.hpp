@@ -82,7 +82,8 @@ struct Residency {
 struct Schedule {
   std::int64_t cluster_m = 1;     // CTAs per cluster, along M
   std::int64_t cluster_n = 1;     // CTAs per cluster, along N
-  std::int64_t consumers = 1;     // consumer warpgroups per CTA (64 rows of the CTA tile each)
+  std::int64_t consumers = 1;     // consumer warpgroups per CTA (wg_rows rows of the CTA tile each)
+  std::int64_t wg_rows = 64;      // rows of the CTA tile a consumer warpgroup computes
   std::int64_t bn = 0;            // the CTA tile's columns
   std::int64_t tiles_m = 0;       // CTA tiles along M; the last cluster row's CTAs past it skip their epilogue
   std::int64_t tiles_n = 0;       // CTA tiles along N; the last cluster column's CTAs past it skip their epilogue
@@ -120,7 +121,7 @@ struct Schedule {
     return splits > 1 || stream ? (cluster_tiles() - split_from) * cluster_size() : 0;
   }
   LOOM_HD constexpr std::int64_t slots() const { return split_ctas() * consumers; }
-  LOOM_HD constexpr std::int64_t slot_floats() const { return 64 * bn; }
+  LOOM_HD constexpr std::int64_t slot_floats() const { return wg_rows * bn; }
   LOOM_HD constexpr std::int64_t partial_bytes() const { return slots() * splits * slot_floats() * 4; }
   LOOM_HD constexpr std::int64_t counter_bytes() const { return slots() * 4; }
 
@@ -153,6 +154,7 @@ constexpr Schedule make_schedule(TileShape t, std::int64_t m, std::int64_t n, st
   s.cluster_m = t.cluster_m;
   s.cluster_n = t.cluster_n;
   s.consumers = tile_consumers(t);
+  s.wg_rows = t.wg_rows;
   s.bn = t.bn;
   s.tiles_m = ceil_div(m, t.bm);
   s.tiles_n = ceil_div(n, t.bn);

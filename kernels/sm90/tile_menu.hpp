@@ -33,6 +33,10 @@ struct TileShape {
   // The plan offers the shape only where the kernel's N (the tokens, swapped) is in [min_n, max_n]
   // (max_n 0: no bound): a shape is not offered beyond the N its fit data covers.
   int min_n = 0, max_n = 0;
+  // Rows of the tile each consumer warpgroup computes: 64 (one wgmma a k-step), or 128 and 192
+  // (two or three wgmmas a k-step, 64 rows apart, into as many sets of accumulators), so that a
+  // tall tile runs on two consumer warpgroups as cuBLAS's do, not on four of 64 rows.
+  int wg_rows = 64;
 };
 // The menu. 128x256: big problems; 128x128: twice the tiles; 128x64 and 128x16: a small N (a small M
 // swapped), one CTA per cluster since B's tile is small. The 64-row tiles (one consumer warpgroup)
@@ -111,6 +115,14 @@ struct TileShape {
 // as three warpgroups of 64 rows it needs more than the 128 registers a thread that ptxas compiles
 // 512 threads for (C7602); it wants two warpgroups of 96 rows.)
 //
+// Index 52 is 256x88 on 2x1 as cuBLAS's kernel runs it: 384 threads, two consumer warpgroups of 128
+// rows, where index 45 runs four of 64 (Nsight Compute on an H200: 4.4 times cuBLAS's instructions
+// at 780 x 3584 x 4096; docs/tuning/sm90.md, twenty-fifth round), so that the two can be timed on
+// the same decomposition. Forced only: built, not yet run on a GPU. It stores D from the registers
+// (the TMA-store epilogue stages 64-row sub-tiles of one warpgroup's 64 rows). 256x104 on 4x1 and
+// 256x136 on 2x1 the same way spilled 132 and 860 bytes (ptxas compiles 384 threads to 168
+// registers a thread), and 384x104 as two warpgroups of 192 rows 676: not built.
+//
 // Indices are LOOM_SM90_PLAN's, so new shapes go at the end; kernels/CMakeLists.txt instantiates
 // each with the operand majornesses it takes (tile_takes).
 inline constexpr TileShape kTileShapes[] = {{128, 256, 2, "128x256", false, false},
@@ -164,7 +176,8 @@ inline constexpr TileShape kTileShapes[] = {{128, 256, 2, "128x256", false, fals
                                             {128, 96, 1, "128x96_1x4", true, true, kForcedOnly, 4},
                                             {64, 96, 4, "64x96_4x1", true, true, kForcedOnly},
                                             {64, 32, 4, "64x32_4x1", true, true, kForcedOnly},
-                                            {64, 32, 1, "64x32_1x2", true, true, kForcedOnly, 2}};
+                                            {64, 32, 1, "64x32_1x2", true, true, kForcedOnly, 2},
+                                            {256, 88, 2, "256x88_2x1_wg128", true, true, kForcedOnly, 1, 0, 0, 128}};
 inline constexpr int kTileShapeCount = int(sizeof(kTileShapes) / sizeof(kTileShapes[0]));
 
 constexpr int kTileK = 64;  // K per stage: one k tile, the 128-byte swizzle's width in 16-bit elements
@@ -209,7 +222,7 @@ constexpr int kGroupM = 8;
 // swizzle's width), and the cluster's CTAs share them out, so each must get whole blocks.
 // A width of an odd number of 64-column sub-tiles stores in sub-tiles of 64 bytes (32 bf16/f16
 // columns, the 64-byte swizzle) instead (kernels/sm90/epilogue.cuh).
-constexpr bool tile_has_tma_store(TileShape t) { return t.bn % 32 == 0; }
+constexpr bool tile_has_tma_store(TileShape t) { return t.bn % 32 == 0 && t.wg_rows == 64; }
 constexpr bool tile_takes_mn_major_b(TileShape t) { return t.bn % (64 * t.cluster_m) == 0; }
 constexpr bool tile_takes_mn_major_a(TileShape t) { return t.bm % (64 * t.cluster_n) == 0; }
 // The CTAs of a cluster: the launch's (1-D) cluster, rank r at (r % cluster_m, r / cluster_m).
@@ -238,7 +251,8 @@ constexpr bool tile_takes(TileShape t, bool a_k_major, bool b_k_major) {
 // either). The 8-bit instances are named by them (kernels/CMakeLists.txt), so the host reads them.
 enum class WgmmaType { kBF16, kF16, kE4M3, kE5M2 };
 
-constexpr int tile_consumers(TileShape t) { return t.bm / 64; }
+constexpr int tile_consumers(TileShape t) { return t.bm / t.wg_rows; }
+constexpr int tile_wg_atoms(TileShape t) { return t.wg_rows / 64; }  // wgmmas a consumer warpgroup issues a k-step
 constexpr int tile_consumer_regs(TileShape t) { return consumer_regs(tile_consumers(t)); }
 constexpr int tile_threads(TileShape t) { return 128 * (1 + tile_consumers(t)); }
 constexpr int tile_stage_bytes(TileShape t) { return (t.bm + t.bn) * kTileK * 2; }
