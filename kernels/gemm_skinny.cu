@@ -25,8 +25,8 @@
 // row). A lane holds one 16-byte vector of each of the kR rows and of the kS columns of S per
 // chunk, kU chunks in flight. kR grows with kS so that each vector of S read from L1 (and
 // converted to fp32) serves several rows (kS / kR times the bytes of L per chunk): at kS = 4, 4
-// rows a CTA where the CTAs still fill the SMs (kRowsWide), 2 elsewhere. The partial sums are added across the
-// lanes by shuffles and across the warps through shared memory, in a fixed order (deterministic).
+// rows a CTA where that still makes kWideCtasPerSm CTAs an SM, 2 elsewhere. The partial sums are
+// added across the lanes by shuffles and across the warps through shared memory, in a fixed order (deterministic).
 //
 // Every index goes through the layout core: mL (K,R) -> local_tile<(256,kR)>(mL, c, cta) ->
 // partition_S<kCopy>(.., lane) = (CPY,1,kR), and the same for S and for the identity tensors that
@@ -275,8 +275,9 @@ cudaError_t launch(SkinnyView const& v, Problem const& p, Operands const& ops, c
     // 6.8 an SM); docs/tuning/sm90.md, twenty-fifth round.
     if constexpr (kS == 4) {
       using W = SkinnyConfig<T, kS, true>;
-      if ((rows + W::kR - 1) / W::kR >= i64(kWideCtasPerSm) * device_sm_count()) {
-        gemm_skinny_kernel<T, TO, kS, true, 0, true><<<unsigned((rows + W::kR - 1) / W::kR), W::kThreads, 0, stream>>>(args);
+      i64 const wide_ctas = (rows + W::kR - 1) / W::kR;
+      if (wide_ctas >= i64(kWideCtasPerSm) * device_sm_count()) {
+        gemm_skinny_kernel<T, TO, kS, true, 0, true><<<unsigned(wide_ctas), W::kThreads, 0, stream>>>(args);
         return cudaGetLastError();
       }
     }

@@ -16,8 +16,6 @@ namespace {
 
 bool aligned16(void const* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
-int sm_count() { return device_sm_count(); }
-
 // How to run a problem: which of D = A B and D^T = B^T A^T to compute (the kernel's m is then N),
 // the tile (256x128 or 128x128), and the split of K.
 struct Plan {
@@ -33,7 +31,7 @@ struct Plan {
 Plan plan(i64 M, i64 N, i64 K, bool vec, bool prefer_swap) {
   double const fma_per_sm_s = 128 * 1.6e9;  // 256x128 tiles
   double const bytes_per_s = 1.5e12;         // atomics and the beta pass, through L2
-  i64 const sms = sm_count(), k_tiles = (K + kBK - 1) / kBK;
+  i64 const sms = device_sm_count(), k_tiles = (K + kBK - 1) / kBK;
   Plan best;
   double best_t = 1e300;
   for (bool swap : {prefer_swap, !prefer_swap}) {

@@ -134,8 +134,6 @@ struct ConsumerMma {
   template <class Acc>
   __device__ __forceinline__ void mma(TileScheduler::Work const& wk, Ring<kStages>& ring, Acc& acc) {
     int prev = -1;
-    [[maybe_unused]] unsigned long long enc_a = 0, enc_b = 0;  // warpgroups of more than 64 rows: the encoded descriptors
-    if constexpr (Cfg::kWgAtoms > 1) enc_a = desc_a.encode(), enc_b = desc_b.encode();
     if (kWgLag > 0 && w == 1 && !started) mbarrier_wait(pipe.smem.start(), 0);
     for (int kt = wk.k_begin; kt < wk.k_end; ++kt) {
       int const s = ring.stage;
@@ -151,18 +149,15 @@ struct ConsumerMma {
           else
             wgmma_ss<kType, Cfg::kBN, kTransA, kTransB>(acc.data, da, db, (kt != wk.k_begin || step != 0) ? 1 : 0);
         } else {
-          int const accumulate = (kt != wk.k_begin || step != 0) ? 1 : 0;
           // Repeat r of a warpgroup of wg_rows rows: the 64 rows 64 kConsumers r below its first,
-          // into accumulators [r BN/2, (r+1) BN/2) (Config::kMma's RestM). The descriptors are the
-          // encoded ones plus their offsets (plus), which holds fewer registers beside the
-          // accumulators than their fields rebuilt.
-          unsigned long long const eb = plus(enc_b, unsigned(s * B::kDescPerStage + step * B::kDescPerStep));
+          // into accumulators [r BN/2, (r+1) BN/2) (Config::kMma's RestM).
+          unsigned long long const db = desc_b.advanced(s * B::kDescPerStage + step * B::kDescPerStep).encode();
 #pragma unroll
           for (int r = 0; r < Cfg::kWgAtoms; ++r) {
             unsigned long long const da =
-                plus(enc_a, unsigned(s * A::kDescPerStage + step * A::kDescPerStep + r * Cfg::kConsumers * A::kDescPerRows));
+                desc_a.advanced(s * A::kDescPerStage + step * A::kDescPerStep + r * Cfg::kConsumers * A::kDescPerRows).encode();
             wgmma_ss<kType, Cfg::kBN, kTransA, kTransB>(*reinterpret_cast<float(*)[Cfg::kBN / 2]>(acc.data + r * (Cfg::kBN / 2)),
-                                                       da, eb, accumulate);
+                                                       da, db, (kt != wk.k_begin || step != 0) ? 1 : 0);
           }
         }
       }

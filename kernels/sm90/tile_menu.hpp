@@ -34,7 +34,7 @@ struct TileShape {
   // (max_n 0: no bound): a shape is not offered beyond the N its fit data covers.
   int min_n = 0, max_n = 0;
   // Rows of the tile each consumer warpgroup computes: 64 (one wgmma a k-step), or 128 and 192
-  // (two or three wgmmas a k-step, 64 rows apart, into as many sets of accumulators), so that a
+  // (two or three wgmmas a k-step, 64 x consumers rows apart, into as many sets of accumulators), so that a
   // tall tile runs on two consumer warpgroups as cuBLAS's do, not on four of 64 rows.
   int wg_rows = 64;
 };
