@@ -65,17 +65,23 @@ struct OperandConfig {
                                           append(kStage.layout, make_layout(IntTuple(kStages), IntTuple(kStageElems)))};
 
   // TMA boxes: a k-major tile is one box of (a k tile) x (MN / kShare), so that each sharing CTA
-  // loads one; an mn-major one is (64 of MN) x (64 of K), the swizzle's width, so several. A box
-  // starts on a whole swizzle repeat (8 rows of 128 bytes), so where MN / kShare is not a multiple of
-  // 8 (104 rows shared by four CTAs) the tile is one box, which the CTA of rank 0 loads and
-  // multicasts: box b is loaded by the CTA of rank b % kShare. (Boxes of 8 rows, 13 of them shared
-  // out, made 4.25 TMA loads per CTA and k tile where cuBLAS issues 2, and measured 13% slower at
-  // 300 x 5120 x 13824 on 128x104_4x1: docs/tuning/sm90.md, twenty-third round.)
-  static constexpr int kBoxMN = !kKMajor ? 64 : (kMN / kShare) % 8 == 0 ? kMN / kShare : kMN;
+  // loads one; an mn-major one is (64 of MN) x (64 of K), the swizzle's width, so several. TMA
+  // swizzles by the shared-memory address (the 128-byte swizzle XORs address bits 4-6 with bits
+  // 7-9), and the stage starts on a whole repeat (1 KB), so a box may start at any row: 104 rows
+  // shared by four CTAs are four boxes of 26, each landing where the stage's swizzled layout puts
+  // those rows. Only where MN does not divide among the CTAs is the tile one box, which the CTA of
+  // rank 0 loads and multicasts: box b is loaded by the CTA of rank b % kShare. (Boxes of 8 rows,
+  // 13 of them shared out, made 4.25 TMA loads per CTA and k tile where cuBLAS issues 2, and
+  // measured 13% slower at 300 x 5120 x 13824 on 128x104_4x1 than the tile as one box loaded by
+  // rank 0: docs/tuning/sm90.md, twenty-third round.)
+  static constexpr int kBoxMN = !kKMajor ? 64 : kMN % kShare == 0 ? kMN / kShare : kMN;
   static constexpr int kBoxes = kMN / kBoxMN;
   static constexpr int kBoxesPerCta = (kBoxes + kShare - 1) / kShare;
   static constexpr Tile kBoxTile = make_tile(kBoxMN, kTK);
-  static constexpr SwizzleLayout kBox = tile_to_shape(kAtom, make_shape(kBoxMN, kTK), kOrder);
+  // A k-major box is row-major (kBoxMN, kTK) under the stage's swizzle (rows of 128 bytes, any
+  // number of them); an mn-major one the atom tiled over (64, 64).
+  static constexpr SwizzleLayout kBox = kKMajor ? SwizzleLayout{kStage.swizzle, 0, make_layout(make_shape(kBoxMN, kTK), make_stride(kTK, 1))}
+                                                : tile_to_shape(kAtom, make_shape(kBoxMN, kTK), kOrder);
   static constexpr int kBoxBytes = kBoxMN * kTK * kElemBytes;
   static constexpr int kStageBytes = int(kStageElems) * kElemBytes;
 
@@ -87,12 +93,20 @@ struct OperandConfig {
   static constexpr i64 kDescPerStage = gmma_desc_offset(kSmem, kBits, make_shape(0, 0, 1));
 
   static constexpr bool valid() {
-    // Box b is the box layout at the stage's offset of its first row, on a whole swizzle repeat.
-    Layout const boxes = zipped_divide(kStage.layout, make_tile(kBoxMN, kTK));  // ((BOX_MN,BK),(boxes,1))
-    if (!(coalesce(get(boxes, 0)) == coalesce(kBox.layout)) || size(get(boxes, 1)).v != kBoxes) return false;
-    for (int b = 0; b < kBoxes; ++b)
-      if (get(boxes, 1)(b) != kStage.layout(make_shape(b * kBoxMN, 0)) || (get(boxes, 1)(b) * kElemBytes) % 1024 != 0)
-        return false;
+    // Box b is the box layout at the stage's offset of its first row, which is a whole number of
+    // 128-byte rows (TMA's alignment for a shared-memory destination); the swizzle is the stage's,
+    // applied to the offset in the stage (the hardware's, to the address: the same function, the
+    // stage being on a whole repeat).
+    if (!(kBox.swizzle == kStage.swizzle)) return false;
+    for (int b = 0; b < kBoxes; ++b) {
+      i64 const first = kStage.layout(make_shape(b * kBoxMN, 0));
+      if ((first * kElemBytes) % 128 != 0) return false;
+      // Both are sums of an (MN) and a (K) mode's offsets, so rows at k = 0 and k's at the first row suffice.
+      for (int r = 0; r < kBoxMN; ++r)
+        if (kStage.layout(make_shape(b * kBoxMN + r, 0)) != first + kBox.layout(make_shape(r, 0))) return false;
+      for (int k = 0; k < kTK; ++k)
+        if (kStage.layout(make_shape(b * kBoxMN, k)) != first + kBox.layout(make_shape(0, k))) return false;
+    }
     // The descriptor steps are linear: any warpgroup, k-step and stage is the sum of the three.
     for (int w = 0; w < kMN / kWgmmaMN; ++w)
       for (int s = 0; s < kKSteps; ++s)

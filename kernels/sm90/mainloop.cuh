@@ -11,8 +11,8 @@
 // TK, STEP: 64 and 16 for f16/bf16, 128 and 32 for e4m3/e5m2 (Config::kTK, OperandConfig::kStepK).
 //
 // and the same for B, whose boxes the cluster's CTAs along M share out: each loads kBoxes /
-// kClusterM of them (one more where they do not divide: box b is rank b % kClusterM's, so a tile
-// of one box is rank 0's alone: OperandConfig) and
+// kClusterM of them (a k-major tile is one box a CTA, of any number of rows; box b is rank b %
+// kClusterM's, so a tile of one box is rank 0's alone: OperandConfig) and
 // multicasts them to every CTA of the cluster (each completes its bytes on the full barrier of
 // every CTA it writes), so B's tile crosses L2 once per cluster. A cluster along N shares A's boxes
 // the same way.

@@ -86,9 +86,8 @@ struct TileShape {
 // 450 in three of 152). That is cuBLAS's own decomposition there (Nsight Compute on an H100:
 // nvjet 128x104 on 4x1 at 300 x 5120 x 6912 and 13824, 120 CTAs). Forced against the model's picks
 // at M = 200-800 on 30 (N, K) pairs, 300 x 5120 x 13824 took 79.9 µs against 122.5 (cuBLAS 65.1);
-// docs/tuning/sm90.md, twenty-first round. A width of 104 or 136 or 152 shared by four CTAs is not
-// a whole number of 8-row swizzle repeats each, so one CTA loads the whole token tile and
-// multicasts it (OperandConfig).
+// docs/tuning/sm90.md, twenty-first round. Each of the four CTAs loads a quarter of the token tile
+// (26, 34 or 38 rows) and multicasts it (OperandConfig).
 //
 // Indices 36-41 are cuBLAS's own picks on the weak band, read off its kernel names on an H200 (bf16
 // rcr, cuBLAS 13.1; docs/tuning/sm90.md, twenty-third round), each swapped (the weights' rows are
