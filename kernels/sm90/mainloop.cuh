@@ -18,8 +18,8 @@
 // the same way.
 //
 // A consumer warpgroup waits for a stage, issues its four wgmmas (k-steps of STEP), commits them,
-// and waits for the previous k tile's group only (one group stays in flight across k tiles), then
-// releases that previous stage. With two consumer warpgroups both read the same stages, but
+// and waits until at most kInFlight groups are left (one or two k tiles stay in flight), then
+// releases the stage of the k tile that finished. With two consumer warpgroups both read the same stages, but
 // warpgroup 1 runs kLag k tiles behind warpgroup 0 (the `start` barrier sets the lag once, the ring
 // keeps it), so that at the end of a tile one warpgroup drains and stores while the other still
 // issues wgmmas. Three or four consumer warpgroups (the 192- and 256-row tiles) run in step.
@@ -119,7 +119,7 @@ struct ConsumerMma {
   int w;
   int tid;  // the consumers' thread index, 0 to 128 kConsumers - 1
   unsigned rank;
-  bool signals;          // the warpgroup's first thread: it arrives for the warpgroup
+  bool signals;          // the warpgroup's first thread: it arrives on the lag's barrier for the warpgroup
   bool started = false;  // the lag between the warpgroups is set
 
   __device__ __forceinline__ ConsumerMma(Pipeline<Cfg> const& pipe_, int w_, int tid_, unsigned rank_)
@@ -130,20 +130,50 @@ struct ConsumerMma {
     signals = tid % 128 == 0;
   }
 
+  // wgmma groups (k tiles) a warpgroup keeps in flight: with two, the tensor pipe holds a whole k
+  // tile's wgmmas while the warpgroup releases a stage and issues the next, where with one it ran
+  // dry whenever that took longer than one k tile's wgmmas (a 64x120 k tile is 240 clocks). Two
+  // hold one more stage out of the producer's reach, so only a ring of six or more stages takes
+  // them: 128x256's four measured 6% slower with two, in an experiment build (docs/tuning/sm90.md,
+  // twenty-sixth round). Of the kinds that take two, 128x96 swapped and 64x168_4x2 measured 6%
+  // slower than before this loop and most others 0-10% faster (the same round): left to measure.
+  static constexpr int kInFlight = kStages >= 6 ? 2 : 1;
+  // The descriptors encoded once (two 64-bit registers held across the loop) where one or two
+  // consumer warpgroups have 232 registers each; three or four have 152 or 104, and 256x136's four
+  // spilled 44 bytes with them, so those build each wgmma's descriptor from its fields.
+  static constexpr bool kEncoded = Cfg::kConsumers <= 2;
+
   // acc = A B^T over work unit wk's k tiles; every stage it read is released on return.
+  //
+  // The path from one k tile's wgmmas to the next is kept short (Nsight Compute at 230 x 3584 x 4096
+  // on 64x120_4x2, docs/tuning/sm90.md, twenty-sixth round: a warpgroup's waits for a full stage
+  // and ~100 instructions a k tile, where cuBLAS's loop on the same decomposition has ~40): the
+  // next stage is tested (test_wait, which never suspends) as soon as this k tile's wgmmas are
+  // issued, and waited for only where it had not landed; the descriptors are encoded once and each
+  // wgmma's is one addition (plus), as in the 8-bit accurate loop; the release is one arrival
+  // instruction a warp (Pipeline::release_target).
+  // The CTA this thread arrives on when the warpgroup releases a stage (Pipeline::release_target),
+  // computed where it is used: held from the constructor on, it was one more register across the
+  // loop, and 128x224 spilled 8 bytes.
+  __device__ __forceinline__ int release_to() const { return Pipeline<Cfg>::release_target(rank, tid % 128); }
+
   template <class Acc>
   __device__ __forceinline__ void mma(TileScheduler::Work const& wk, Ring<kStages>& ring, Acc& acc) {
-    int prev = -1;
+    [[maybe_unused]] unsigned long long const enc_a = desc_a.encode(), enc_b = desc_b.encode();
+    int held[2] = {-1, -1};  // the stages of the k tiles whose wgmmas may still be in flight, the oldest first
+    bool landed = false;     // the stage at `ring` has landed (tested after the k tile before)
     if (kWgLag > 0 && w == 1 && !started) mbarrier_wait(pipe.smem.start(), 0);
     for (int kt = wk.k_begin; kt < wk.k_end; ++kt) {
       int const s = ring.stage;
-      pipe.consumer_wait(ring);
+      if (!landed) pipe.consumer_wait(ring);
       wgmma_fence();
 #pragma unroll
       for (int step = 0; step < Cfg::kKSteps; ++step) {
         if constexpr (Cfg::kWgAtoms == 1) {
-          unsigned long long const da = desc_a.advanced(s * A::kDescPerStage + step * A::kDescPerStep).encode();
-          unsigned long long const db = desc_b.advanced(s * B::kDescPerStage + step * B::kDescPerStep).encode();
+          unsigned long long const da = kEncoded ? plus(enc_a, unsigned(s * A::kDescPerStage + step * A::kDescPerStep))
+                                                 : desc_a.advanced(s * A::kDescPerStage + step * A::kDescPerStep).encode();
+          unsigned long long const db = kEncoded ? plus(enc_b, unsigned(s * B::kDescPerStage + step * B::kDescPerStep))
+                                                 : desc_b.advanced(s * B::kDescPerStage + step * B::kDescPerStep).encode();
           if constexpr (Cfg::kElemBytes == 1)
             wgmma_ss_k32<kType, kTypeB, Cfg::kBN>(acc.data, da, db, (kt != wk.k_begin || step != 0) ? 1 : 0);
           else
@@ -166,17 +196,20 @@ struct ConsumerMma {
         if (signals) mbarrier_arrive_cluster(pipe.smem.start(), rank);
         started = true;
       }
-      // The previous k tile's wgmmas are done with their stage; this tile's stay in flight.
-      wgmma_wait_group<1>();
-      if (prev >= 0) pipe.consumer_release(prev, signals);
-      prev = s;
       ring.advance();
+      landed = kt + 1 < wk.k_end && pipe.consumer_test(ring);
+      // The k tile kInFlight back is done with its stage; the later ones stay in flight.
+      wgmma_wait_group<kInFlight>();
+      pipe.consumer_release(held[0], held[0] >= 0 ? release_to() : -1);
+      if constexpr (kInFlight == 2) held[0] = held[1], held[1] = s;
+      else held[0] = s;
     }
     if (kWgLag > 0 && w == 0 && !started && signals) mbarrier_arrive_cluster(pipe.smem.start(), rank);  // fewer than kLag k tiles
     started = true;
     wgmma_wait_group<0>();
     wgmma_fence_operand(acc.data);
-    if (prev >= 0) pipe.consumer_release(prev, signals);
+#pragma unroll
+    for (int i = 0; i < kInFlight; ++i) pipe.consumer_release(held[i], held[i] >= 0 ? release_to() : -1);
   }
 
   // The same with promotion (8-bit inputs, the accurate mode): each k tile's four wgmmas start a
@@ -266,8 +299,9 @@ struct ConsumerMma {
     for (int i = 0; i < Cfg::kAccs; ++i) acc.data[i] = 0.f;
     // The descriptors encoded once, and each wgmma's by one addition (plus): recomputing and
     // encoding their fields each k tile put ~40 integer instructions a k tile on the path from one
-    // k tile's drain to the next k tile's wgmmas (docs/tuning/fp8.md, fifth round). (The fast
-    // loop keeps the fields: encoded, its 128x256 tile spilled 84 bytes instead of 8.)
+    // k tile's drain to the next k tile's wgmmas (docs/tuning/fp8.md, fifth round). The fast loop
+    // (mma) encodes them the same way (its 128x256 spilled 84 bytes so in the fifth round; with
+    // nvcc 13.0 and the loop as it is now, none: docs/tuning/sm90.md, twenty-sixth round).
     unsigned long long enc_a = desc_a.encode(), enc_b = desc_b.encode();
     // These and the barriers' base address held in registers (an empty asm makes them values the
     // compiler cannot recompute): rematerialized instead, to spare a few of the 168 registers, the
@@ -305,7 +339,7 @@ struct ConsumerMma {
       auto add = [&]<int q>(int stage) {
         Part& src = q == 0 ? part : other;
         wgmma_fence_operand(src.data);
-        pl.consumer_release(stage, signals);
+        pl.consumer_release_serial(stage, signals, rank);
 #pragma unroll
         for (int i = 0; i < kPieceN / 2; ++i) acc.data[i] += src.data[i];
       };
@@ -370,7 +404,7 @@ struct ConsumerMma {
         }
         wgmma_wait_group<0>();
         wgmma_fence_operand(pd);
-        if (h == kP - 1) pl.consumer_release(s, signals);
+        if (h == kP - 1) pl.consumer_release_serial(s, signals, rank);
         constexpr int kBase = h * (kPN / 2);
         if constexpr (block) {
           int const g1 = kScaleBlocks == 2 ? at.g1 : 0;

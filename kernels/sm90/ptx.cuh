@@ -42,6 +42,7 @@
 //   mbarrier_init(Barrier, count), fence_mbarrier_init_cluster(), mbarrier_arrive_expect_tx(Barrier, bytes),
 //   mbarrier_arrive_cluster(Barrier, cta), mbarrier_wait(Barrier, parity)   (brkpt after ~2^36 cycles)
 //   mbarrier_try_wait(Barrier, parity)                                 (one try: whether it completed)
+//   mbarrier_test_wait(Barrier, parity)                                (the same, never suspending)
 //   cluster_ctarank(), cluster_arrive_relaxed(), cluster_wait()         (the last two: every thread)
 //   tma_load_2d(SmemBuffer dst, tmap, Barrier, c0, c1), tma_load_2d_multicast(..., cta_mask),
 //   tma_store_2d(tmap, SmemBuffer src, c0, c1), bulk_commit_group(), bulk_wait_group_read<N>(),
@@ -220,6 +221,26 @@ __device__ __forceinline__ bool mbarrier_try_wait(Barrier bar, unsigned parity) 
   asm volatile(
       "{\n.reg .pred p;\n"
       "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(bar.addr), "r"(parity)
+      : "memory");
+  return done != 0;
+#else
+  (void)bar, (void)parity;
+  LOOM_SM90A_UNSUPPORTED();
+  return false;
+#endif
+}
+
+// One mbarrier.test_wait.parity (9.7.13.15.16): whether the phase of parity `parity` has completed,
+// without suspending the thread (test_wait never blocks, where try_wait may); acquire at CTA scope.
+__device__ __forceinline__ bool mbarrier_test_wait(Barrier bar, unsigned parity) {
+#if LOOM_SM90A_ENABLED
+  unsigned done = 0;
+  asm volatile(
+      "{\n.reg .pred p;\n"
+      "mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n"
       "selp.u32 %0, 1, 0, p;\n}\n"
       : "=r"(done)
       : "r"(bar.addr), "r"(parity)
