@@ -212,19 +212,22 @@ __device__ __forceinline__ void mbarrier_arrive_cluster(Barrier bar, unsigned ct
 #endif
 }
 
-// One mbarrier.try_wait.parity (9.7.13.15.16): whether the phase of parity `parity` has
-// completed. The instruction itself may suspend the thread for a bounded, hardware-chosen time
-// before it answers false; acquire semantics at CTA scope, as for mbarrier_wait.
-__device__ __forceinline__ bool mbarrier_try_wait(Barrier bar, unsigned parity) {
+// mbarrier.try_wait.parity and mbarrier.test_wait.parity (9.7.13.15.16), once each: whether the
+// phase of parity `parity` has completed, with acquire semantics at CTA scope, as for
+// mbarrier_wait. try_wait may suspend the thread for a bounded, hardware-chosen time before it
+// answers false; test_wait never suspends it.
+#define LOOM_MBARRIER_POLL(op)                                                                      \
+  "{\n.reg .pred p;\n"                                                                           \
+  "mbarrier." op ".parity.shared::cta.b64 p, [%1], %2;\n"                                          \
+  "selp.u32 %0, 1, 0, p;\n}\n"
+template <bool kTest>
+__device__ __forceinline__ bool mbarrier_poll(Barrier bar, unsigned parity) {
 #if LOOM_SM90A_ENABLED
   unsigned done = 0;
-  asm volatile(
-      "{\n.reg .pred p;\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-      "selp.u32 %0, 1, 0, p;\n}\n"
-      : "=r"(done)
-      : "r"(bar.addr), "r"(parity)
-      : "memory");
+  if constexpr (kTest)
+    asm volatile(LOOM_MBARRIER_POLL("test_wait") : "=r"(done) : "r"(bar.addr), "r"(parity) : "memory");
+  else
+    asm volatile(LOOM_MBARRIER_POLL("try_wait") : "=r"(done) : "r"(bar.addr), "r"(parity) : "memory");
   return done != 0;
 #else
   (void)bar, (void)parity;
@@ -232,26 +235,9 @@ __device__ __forceinline__ bool mbarrier_try_wait(Barrier bar, unsigned parity) 
   return false;
 #endif
 }
-
-// One mbarrier.test_wait.parity (9.7.13.15.16): whether the phase of parity `parity` has completed,
-// without suspending the thread (test_wait never blocks, where try_wait may); acquire at CTA scope.
-__device__ __forceinline__ bool mbarrier_test_wait(Barrier bar, unsigned parity) {
-#if LOOM_SM90A_ENABLED
-  unsigned done = 0;
-  asm volatile(
-      "{\n.reg .pred p;\n"
-      "mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-      "selp.u32 %0, 1, 0, p;\n}\n"
-      : "=r"(done)
-      : "r"(bar.addr), "r"(parity)
-      : "memory");
-  return done != 0;
-#else
-  (void)bar, (void)parity;
-  LOOM_SM90A_UNSUPPORTED();
-  return false;
-#endif
-}
+#undef LOOM_MBARRIER_POLL
+__device__ __forceinline__ bool mbarrier_try_wait(Barrier bar, unsigned parity) { return mbarrier_poll<false>(bar, parity); }
+__device__ __forceinline__ bool mbarrier_test_wait(Barrier bar, unsigned parity) { return mbarrier_poll<true>(bar, parity); }
 
 // mbarrier.try_wait.parity until the phase of parity `parity` has completed (9.7.13.15.16).
 // A kernel bug that never completes the phase would hang the GPU; after about 2^36 cycles (about
