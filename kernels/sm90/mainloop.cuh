@@ -53,11 +53,7 @@ __device__ __forceinline__ void producer_load(Params const& p, Pipeline<Cfg> con
   // along M (same column) share B's tile, those along N (same row) A's: each loads its share of the
   // boxes and multicasts them to the CTAs that share the tile.
   int const rank_m = int(rank) % kClusterM, rank_n = int(rank) / kClusterM;
-  unsigned short mask_a = 0, mask_b = 0;
-#pragma unroll
-  for (int j = 0; j < kClusterN; ++j) mask_a = (unsigned short)(mask_a | (1u << (rank_m + j * kClusterM)));
-#pragma unroll
-  for (int i = 0; i < kClusterM; ++i) mask_b = (unsigned short)(mask_b | (1u << (rank_n * kClusterM + i)));
+  unsigned short const mask_a = Pipeline<Cfg>::mask_a(rank), mask_b = Pipeline<Cfg>::mask_b(rank);
   // Box coordinates, innermost TMA dimension first: the contiguous mode (make_tma_desc).
   auto coords = [](Coord<2> const& c, bool k_major, int& c0, int& c1) {
     c0 = int(k_major ? c[1] : c[0]);

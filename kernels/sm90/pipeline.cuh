@@ -46,7 +46,7 @@ struct Pipeline {
   // Destination q (0 to kWriters - 1) of a release by a consumer warpgroup of CTA `rank`: q <
   // kClusterM the CTAs along M of it (rank_m = q, its rank_n), then those along N but itself (its
   // rank_m, rank_n = j, j != its rank_n). Rank r sits at (r % kClusterM, r / kClusterM).
-  static __device__ __forceinline__ int writer(unsigned rank, int q) {
+  static __host__ __device__ constexpr int writer(unsigned rank, int q) {
     int const rank_m = int(rank) % Cfg::kClusterM, rank_n = int(rank) / Cfg::kClusterM;
     if (q < Cfg::kClusterM) return q + rank_n * Cfg::kClusterM;
     int const j = q - Cfg::kClusterM;
@@ -54,9 +54,25 @@ struct Pipeline {
   }
   // The CTA that thread `t` (0-127) of the warpgroup arrives on, or -1: destination q = t / 32 +
   // 4 (t % 32), the warps first, then the lanes.
-  static __device__ __forceinline__ int release_target(unsigned rank, int t) {
+  static __host__ __device__ constexpr int release_target(unsigned rank, int t) {
     int const q = t / 32 + 4 * (t % 32);
     return q < kWriters ? writer(rank, q) : -1;
+  }
+  // The CTAs that CTA `rank`'s A boxes go to (those along N of it, which share A's tile) and its B
+  // boxes (those along M): cp.async.bulk.tensor's ctaMask, the producer's (producer_load).
+  static __host__ __device__ constexpr unsigned short mask_a(unsigned rank) {
+    int const rank_m = int(rank) % Cfg::kClusterM;
+    unsigned short m = 0;
+#pragma unroll
+    for (int j = 0; j < Cfg::kClusterN; ++j) m = (unsigned short)(m | (1u << (rank_m + j * Cfg::kClusterM)));
+    return m;
+  }
+  static __host__ __device__ constexpr unsigned short mask_b(unsigned rank) {
+    int const rank_n = int(rank) / Cfg::kClusterM;
+    unsigned short m = 0;
+#pragma unroll
+    for (int i = 0; i < Cfg::kClusterM; ++i) m = (unsigned short)(m | (1u << (rank_n * Cfg::kClusterM + i)));
+    return m;
   }
   Smem<Cfg> smem;
 
