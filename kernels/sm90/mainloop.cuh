@@ -139,6 +139,11 @@ struct ConsumerMma {
   // spilled 44 bytes with them, so those build each wgmma's descriptor from its fields.
   static constexpr bool kEncoded = Cfg::kConsumers <= 2;
 
+  // The CTA this thread arrives on when the warpgroup releases a stage (Pipeline::release_target),
+  // computed where it is used: held from the constructor on, it was one more register across the
+  // loop, and 128x224 spilled 8 bytes.
+  __device__ __forceinline__ int release_to() const { return Pipeline<Cfg>::release_target(rank, tid % 128); }
+
   // acc = A B^T over work unit wk's k tiles; every stage it read is released on return.
   //
   // The path from one k tile's wgmmas to the next is kept short (Nsight Compute at 230 x 3584 x 4096
@@ -146,13 +151,8 @@ struct ConsumerMma {
   // and ~100 instructions a k tile, where cuBLAS's loop on the same decomposition has ~40): the
   // next stage is tested (test_wait, which never suspends) as soon as this k tile's wgmmas are
   // issued, and waited for only where it had not landed; the descriptors are encoded once and each
-  // wgmma's is one addition (plus), as in the 8-bit accurate loop; the release is one arrival
+  // wgmma's is one addition (plus, where kEncoded), as in the 8-bit accurate loop; the release is one arrival
   // instruction a warp (Pipeline::release_target).
-  // The CTA this thread arrives on when the warpgroup releases a stage (Pipeline::release_target),
-  // computed where it is used: held from the constructor on, it was one more register across the
-  // loop, and 128x224 spilled 8 bytes.
-  __device__ __forceinline__ int release_to() const { return Pipeline<Cfg>::release_target(rank, tid % 128); }
-
   template <class Acc>
   __device__ __forceinline__ void mma(TileScheduler::Work const& wk, Ring<kStages>& ring, Acc& acc) {
     [[maybe_unused]] unsigned long long const enc_a = desc_a.encode(), enc_b = desc_b.encode();
@@ -196,7 +196,7 @@ struct ConsumerMma {
       landed = kt + 1 < wk.k_end && pipe.consumer_test(ring);
       // The k tile kInFlight back is done with its stage; the later ones stay in flight.
       wgmma_wait_group<kInFlight>();
-      pipe.consumer_release(held[0], held[0] >= 0 ? release_to() : -1);
+      pipe.consumer_release(held[0], held[0] >= 0 ? release_to() : -1);  // -1: no arrival (nothing held yet)
       if constexpr (kInFlight == 2) held[0] = held[1], held[1] = s;
       else held[0] = s;
     }

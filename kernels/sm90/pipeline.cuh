@@ -8,9 +8,10 @@
 // - A consumer warpgroup waits for the stage to be full, issues its wgmmas, and once they are done
 //   with the stage releases it: one arrival on the stage's empty barrier in every CTA that
 //   multicasts into it, the CTAs along M and along N of it (so a CTA's empty barrier counts the
-//   consumer warpgroups of those CTAs alone: 5 of a 4x2 cluster's 8; all of a 1-D cluster). The arrivals come from one thread a
-//   destination, spread over the warpgroup's four warps (release_target), so that each warp issues
-//   one arrival instruction and no warp issues them all in series.
+//   consumer warpgroups of those CTAs alone: 5 of a 4x2 cluster's 8; all of a 1-D cluster). The
+//   arrivals come from one thread a destination, spread over the warpgroup's four warps
+//   (release_target), so that each warp issues one arrival instruction and no warp issues them all
+//   in series.
 // - The producer's tail: before the CTA exits, the producer waits for every stage's last release,
 //   so that no peer of the cluster still arrives on this CTA's barriers. This replaces a cluster
 //   barrier at the kernel's end, which cost 1 µs a launch (every warp waited for the slowest CTA of
