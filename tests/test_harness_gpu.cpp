@@ -444,8 +444,9 @@ TEST(HarnessGpu, Sm90WeakBandShapesAreRightAndRepeatable) {
 // The rest of cuBLAS's picks on the H200's weak rows (tile_menu.hpp's indices 42-51: clusters of
 // eight and four for few tokens, 256x88, 128x168 on 2x1 and 1x2, 128x96 on 1x4), forced the same
 // way: in the orientation each is meant to run and the other, whole, split, and split on the last
-// wave, on ragged problems; a token tile shared by four CTAs is one box (120, 168, 80 and 96 rows
-// are not whole 8-row repeats in four), and the clusters of eight are the first of that size.
+// wave, on ragged problems; a token tile shared by four CTAs is four boxes, one a CTA, of 30, 42,
+// 20 and 24 rows (most not whole 8-row swizzle repeats), and the clusters of eight are the first of
+// that size.
 TEST(HarnessGpu, Sm90FewTokenShapesAreRightAndRepeatable) {
   REQUIRE_GPU();
   expect_forced_cases({{231, 3584, 1000, "rcr", "42:1:1:0"}, {229, 3000, 4097, "rcr", "42:3:1:0"},
