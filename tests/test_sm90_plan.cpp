@@ -187,6 +187,31 @@ TEST(Sm90Plan, TileShapesFitSharedMemory) {
   for (TileShape const& t : kTileShapes) EXPECT_LE(tile_stages(t), kMaxStages);
 }
 
+// Two wgmma groups in flight only on rings of six stages or more, off clusters of four or more and
+// off 128x96 (tile_in_flight's measurements).
+TEST(Sm90Plan, InFlightGroupsFollowTheRing) {
+  auto in_flight = [](char const* name) {
+    for (TileShape const& t : kTileShapes)
+      if (std::string(t.name) == name) return tile_in_flight(t);
+    ADD_FAILURE() << name << " is not on the menu";
+    return 0;
+  };
+  EXPECT_EQ(in_flight("128x256"), 1);      // four stages
+  EXPECT_EQ(in_flight("128x128"), 2);      // six, on 2x1
+  EXPECT_EQ(in_flight("64x128"), 2);
+  EXPECT_EQ(in_flight("128x96"), 1);
+  EXPECT_EQ(in_flight("64x120_4x2"), 1);   // nine stages, a cluster of eight
+  EXPECT_EQ(in_flight("128x104_4x1"), 1);
+  for (TileShape const& t : kTileShapes) {
+    SCOPED_TRACE(t.name);
+    int const n = tile_in_flight(t);
+    EXPECT_TRUE(n == 1 || n == 2);
+    if (n == 2) {
+      EXPECT_GE(tile_stages(t), 6);
+    }
+  }
+}
+
 TEST(Sm90Plan, DescribeNamesTheConfiguration) {
   EXPECT_EQ(describe(Plan{0, 1, false, 0}), "128x256");
   EXPECT_EQ(describe(Plan{3, 4, true, 0}), "128x16 swap-AB split-K 4");

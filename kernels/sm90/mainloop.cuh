@@ -126,14 +126,11 @@ struct ConsumerMma {
     signals = tid % 128 == 0;
   }
 
-  // wgmma groups (k tiles) a warpgroup keeps in flight: with two, the tensor pipe holds a whole k
-  // tile's wgmmas while the warpgroup releases a stage and issues the next, where with one it ran
-  // dry whenever that took longer than one k tile's wgmmas (a 64x120 k tile is 240 clocks). Two
-  // hold one more stage out of the producer's reach, so only a ring of six or more stages takes
-  // them: 128x256's four measured 6% slower with two, in an experiment build (docs/tuning/sm90.md,
-  // twenty-sixth round). Of the kinds that take two, 128x96 swapped and 64x168_4x2 measured 6%
-  // slower than before this loop and most others 0-10% faster (the same round): left to measure.
-  static constexpr int kInFlight = kStages >= 6 ? 2 : 1;
+  // wgmma groups (k tiles) a warpgroup keeps in flight, one or two: tile_in_flight says which tiles
+  // take two and why. With one, the tensor pipe runs dry whenever releasing a stage and waiting for
+  // the next takes longer than one k tile's wgmmas (a 64x120 k tile is 240 clocks); two hold one
+  // more stage out of the producer's reach.
+  static constexpr int kInFlight = tile_in_flight(Cfg::T::kTileShape);
   // The descriptors encoded once (two 64-bit registers held across the loop) where one or two
   // consumer warpgroups have 232 registers each; three or four have 152 or 104, and 256x136's four
   // spilled 44 bytes with them, so those build each wgmma's descriptor from its fields.

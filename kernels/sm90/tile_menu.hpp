@@ -265,5 +265,18 @@ constexpr int tile_stages(TileShape t) {
   int const s = (kSmemLimit - tile_epilogue_bytes(t) - 1024 - 512) / tile_stage_bytes(t);
   return s < kMaxStages ? s : kMaxStages;
 }
+// wgmma groups (k tiles) a consumer warpgroup of the 16-bit main loop keeps in flight
+// (kernels/sm90/mainloop.cuh): two keep the tensor pipe fed while the warpgroup releases a stage and
+// waits for the next, one hands each stage back a k tile sooner. Two only where the ring has six
+// stages or more (128x256's four measured 6% slower with two), and not on clusters of four or more
+// CTAs nor on 128x96: with one, on an H200 (docs/tuning/sm90.md, twenty-seventh round, both built
+// side by side), the 4x1 and 4x2 tiles ran 1-4% faster and 128x96 swapped 6-11% (four problems),
+// where 128x128, 64x128, 128x64 and 128x144 ran 2-20% slower. A stage that a cluster of four or
+// eight shares is refilled only once the consumers of every CTA along its row and column have
+// released it, so the stage held one k tile longer costs those rings the most.
+constexpr int tile_in_flight(TileShape t) {
+  if (tile_stages(t) < 6 || tile_cluster(t) >= 4 || (t.bm == 128 && t.bn == 96)) return 1;
+  return 2;
+}
 
 }  // namespace loom::sm90
