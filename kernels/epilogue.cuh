@@ -57,7 +57,12 @@ struct EpilogueArgs {
 // Index: the tile indices' type. sm90's 8-bit kernels pass them unsigned, so that the tile's offsets
 // widen them by zero-extension: as ints, their sign word, computed with the tile's coordinates
 // before the main loop, stayed live through it and spilled in the 128x256 block-scaled kernel.
-template <TiledMMA kMma, Tile kTileC, class T, bool kDCol = false, class Acc, class Index>
+//
+// kSplitBeta (kDCol only): beta == 0 takes a loop of its own, without branches (below); off where
+// registers are tight (sm90's three and four consumer warpgroups at 152 and 104 a thread), whose
+// kernels keep the one loop: with both, 256x136_2x1's spills grew from 72 to 628 bytes of loads,
+// one more of them in its k loop.
+template <TiledMMA kMma, Tile kTileC, class T, bool kDCol = false, bool kSplitBeta = true, class Acc, class Index>
 __device__ __forceinline__ void store_d(EpilogueArgs const& args, Acc const& acc, Index m, Index n, int tid) {
   if constexpr (kDCol) {
     Coord<2> const extent = args.cd_shape, stride{{1, args.ldd}};
@@ -78,7 +83,7 @@ __device__ __forceinline__ void store_d(EpilogueArgs const& args, Acc const& acc
     // and 64x168_4x2 ran 2-3% faster there. (One loop for both cases, C read by a predicated load,
     // measured slower: with one wgmma group in flight beside it, those two ran 4% slower than
     // before either change, where that change alone had made them 2-4% faster; the same round.)
-    if (beta == 0.f) {
+    if (kSplitBeta && beta == 0.f) {
       bool const inside = cD.base[0] + kBM <= extent[0] && cD.base[1] + kBN <= extent[1];
 #pragma unroll
       for (int i = 0; i < kValues; ++i)
@@ -87,7 +92,8 @@ __device__ __forceinline__ void store_d(EpilogueArgs const& args, Acc const& acc
     }
 #pragma unroll
     for (int i = 0; i < kValues; ++i)
-      if (elem_less(tCcD(i), extent)) tCgD(i) = from_f32<T>(alpha * acc(i) + beta * to_f32(tCgC(i)));
+      if (elem_less(tCcD(i), extent))
+        tCgD(i) = from_f32<T>(beta != 0.f ? alpha * acc(i) + beta * to_f32(tCgC(i)) : alpha * acc(i));
     return;
   }
   Coord<2> const extent = args.cd_shape, stride{{args.ldd, 1}};

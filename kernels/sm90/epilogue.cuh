@@ -197,10 +197,11 @@ __device__ __forceinline__ void store_tile(Params const& p, Smem<Cfg> const& sme
   using Index = std::conditional_t<Cfg::kElemBytes == 1, unsigned, int>;
   Index const mi = Index(m), ni = Index(n);
   if (p.ep.d_col) {
+    constexpr bool kSplitBeta = kConsumers <= 2;  // store_d says why
     switch (p.out) {
-      case DType::f32: store_d<Cfg::kMma, Cfg::kTileC, float, true>(ep, acc, mi, ni, tid); break;
-      case DType::f16: store_d<Cfg::kMma, Cfg::kTileC, __half, true>(ep, acc, mi, ni, tid); break;
-      case DType::bf16: store_d<Cfg::kMma, Cfg::kTileC, __nv_bfloat16, true>(ep, acc, mi, ni, tid); break;
+      case DType::f32: store_d<Cfg::kMma, Cfg::kTileC, float, true, kSplitBeta>(ep, acc, mi, ni, tid); break;
+      case DType::f16: store_d<Cfg::kMma, Cfg::kTileC, __half, true, kSplitBeta>(ep, acc, mi, ni, tid); break;
+      case DType::bf16: store_d<Cfg::kMma, Cfg::kTileC, __nv_bfloat16, true, kSplitBeta>(ep, acc, mi, ni, tid); break;
       default: break;
     }
   } else {
