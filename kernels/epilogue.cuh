@@ -75,14 +75,14 @@ __device__ __forceinline__ void store_d(EpilogueArgs const& args, Acc const& acc
     constexpr int kValues = int(size(decltype(tCgD)::layout).v);
     float const alpha = args.alpha, beta = args.beta;
     constexpr i64 kBM = size(get(kTileC, 0)).v, kBN = size(get(kTileC, 1)).v;
-    // beta == 0 (a swapped plan's usual case): no read of C, and no branch: each store is
-    // predicated on the element being inside D, or on the whole tile being inside. Branched on
-    // element by element and on beta, a 64x120 tile's epilogue was about 1,000 instructions a warp,
-    // with no other warp on the SM sub-partition to hide their latency (Nsight Compute's PC samples
-    // at 230 x 3584 x 4096, docs/tuning/sm90.md, twenty-seventh round); as this loop, 64x120_4x2
-    // and 64x168_4x2 ran 2-3% faster there. (One loop for both cases, C read by a predicated load,
-    // measured slower: with one wgmma group in flight beside it, those two ran 4% slower than
-    // before either change, where that change alone had made them 2-4% faster; the same round.)
+    // beta == 0 (a swapped plan's usual case): a loop of its own, which reads no C and tests beta
+    // nowhere. Branched on element by element and on beta, a 64x120 tile's epilogue was about
+    // 1,000 instructions a warp, with no other warp on the SM sub-partition to hide their latency
+    // (Nsight Compute's PC samples at 230 x 3584 x 4096, docs/tuning/sm90.md, twenty-seventh
+    // round); with this loop 64x120_4x2 and 64x168_4x2 ran 2-3% faster there. ptxas still puts a
+    // branch and the element's address arithmetic around each store (873 instructions for bf16's
+    // 60 elements); a form without them is on branch exp/predicated-store, not yet run. (One loop
+    // for both cases, C read by a predicated load, measured slower: the same round.)
     if (kSplitBeta && beta == 0.f) {
       bool const inside = cD.base[0] + kBM <= extent[0] && cD.base[1] + kBN <= extent[1];
 #pragma unroll
