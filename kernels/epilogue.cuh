@@ -58,7 +58,7 @@ struct EpilogueArgs {
 // widen them by zero-extension: as ints, their sign word, computed with the tile's coordinates
 // before the main loop, stayed live through it and spilled in the 128x256 block-scaled kernel.
 //
-// kSplitBeta (kDCol only): beta == 0 takes a loop of its own, without branches (below); off where
+// kSplitBeta (kDCol only): beta == 0 takes a loop of its own, which reads no C (below); off where
 // registers are tight (sm90's three and four consumer warpgroups at 152 and 104 a thread), whose
 // kernels keep the one loop: with both, 256x136_2x1's spills grew from 72 to 628 bytes of loads,
 // one more of them in its k loop.

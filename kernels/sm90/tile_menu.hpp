@@ -265,8 +265,8 @@ constexpr int tile_stages(TileShape t) {
   int const s = (kSmemLimit - tile_epilogue_bytes(t) - 1024 - 512) / tile_stage_bytes(t);
   return s < kMaxStages ? s : kMaxStages;
 }
-// wgmma groups (k tiles) a consumer warpgroup of the 16-bit main loop keeps in flight
-// (kernels/sm90/mainloop.cuh): two keep the tensor pipe fed while the warpgroup releases a stage and
+// wgmma groups (k tiles) a consumer warpgroup keeps in flight in the main loop without promotion
+// (kernels/sm90/mainloop.cuh's mma: 16-bit inputs, and 8-bit with fast accumulation): two keep the tensor pipe fed while the warpgroup releases a stage and
 // waits for the next, one hands each stage back a k tile sooner. Two only where the ring has six
 // stages or more (128x256's four measured 6% slower with two), and not on clusters of four or more
 // CTAs nor on 128x96: with one, on an H200 (docs/tuning/sm90.md, twenty-seventh round, both built
