@@ -37,6 +37,28 @@ __device__ __forceinline__ float2 pair_to(typename Pair<T>::type v) {
   else return __bfloat1622float2(v);
 }
 
+// PTX ISA "Data Movement and Conversion Instructions: st", under a guard predicate: the store
+// happens where `pred` holds. The address and the value are computed whatever `pred` is, so no
+// branch surrounds the store: where a C++ `if` guarded it, ptxas kept a branch and its address
+// arithmetic per element (kernels/sm90's swapped store: about 15 instructions an element).
+template <class T>
+__device__ __forceinline__ void store_if(T* ptr, T v, bool pred) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4, "a 16- or 32-bit element");
+  if constexpr (sizeof(T) == 2) {
+    unsigned short bits;
+    __builtin_memcpy(&bits, &v, 2);
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %2, 0;\n @p st.global.b16 [%0], %1;\n}\n" ::"l"(ptr), "h"(bits),
+                 "r"(int(pred))
+                 : "memory");
+  } else {
+    unsigned bits;
+    __builtin_memcpy(&bits, &v, 4);
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %2, 0;\n @p st.global.b32 [%0], %1;\n}\n" ::"l"(ptr), "r"(bits),
+                 "r"(int(pred))
+                 : "memory");
+  }
+}
+
 // What the epilogue reads of the problem: D is row-major (m, n), n contiguous and m at stride ldd,
 // or with d_col (sm90's swapped problems) column-major, m contiguous and n at stride ldd.
 struct EpilogueArgs {
@@ -75,19 +97,26 @@ __device__ __forceinline__ void store_d(EpilogueArgs const& args, Acc const& acc
     constexpr int kValues = int(size(decltype(tCgD)::layout).v);
     float const alpha = args.alpha, beta = args.beta;
     constexpr i64 kBM = size(get(kTileC, 0)).v, kBN = size(get(kTileC, 1)).v;
-    // beta == 0 (a swapped plan's usual case): a loop of its own, which reads no C and tests beta
-    // nowhere. Branched on element by element and on beta, a 64x120 tile's epilogue was about
-    // 1,000 instructions a warp, with no other warp on the SM sub-partition to hide their latency
-    // (Nsight Compute's PC samples at 230 x 3584 x 4096, docs/tuning/sm90.md, twenty-seventh
-    // round); with this loop 64x120_4x2 and 64x168_4x2 ran 2-3% faster there. ptxas still puts a
-    // branch and the element's address arithmetic around each store (873 instructions for bf16's
-    // 60 elements); a form without them is on branch exp/predicated-store, not yet run. (One loop
-    // for both cases, C read by a predicated load, measured slower: the same round.)
+    // beta == 0 (a swapped plan's usual case): no read of C, and no branch. Branched on element by
+    // element and on beta, a 64x120 tile's epilogue was about 1,000 instructions a warp, with no
+    // other warp on the SM sub-partition to hide their latency (Nsight Compute's PC samples at 230
+    // x 3584 x 4096, docs/tuning/sm90.md, twenty-seventh round). ee7f3ee's loop (a C++ `if` on
+    // `inside || elem_less`) made 64x120_4x2 and 64x168_4x2 2-3% faster there, but ptxas kept a
+    // branch and the address arithmetic per element (873 instructions for bf16's 60 elements);
+    // this one (store_if, 32-bit compares of the layout's constants) is 472, with none. NOT YET
+    // RUN ON A GPU (branch exp/predicated-store). (One loop for both cases, C read by a predicated
+    // load, measured slower: the same round.)
     if (kSplitBeta && beta == 0.f) {
-      bool const inside = cD.base[0] + kBM <= extent[0] && cD.base[1] + kBN <= extent[1];
+      // Element i is inside D where its coordinate relative to the thread's first (a constant of
+      // the layout) is below what is left of D from there: 32-bit compares of constants, two
+      // distinct rows and BN/4 distinct columns a thread.
+      auto const left = [&](int d) { return int(::min(::max(extent[d] - tCcD.base[d], -(i64(1) << 30)), i64(1) << 30)); };
+      int const rows_left = left(0), cols_left = left(1);
 #pragma unroll
-      for (int i = 0; i < kValues; ++i)
-        if (inside || elem_less(tCcD(i), extent)) tCgD(i) = from_f32<T>(alpha * acc(i));
+      for (int i = 0; i < kValues; ++i) {
+        Coord<2> const c = decltype(tCcD)::value(i);
+        store_if(&tCgD(i), from_f32<T>(alpha * acc(i)), int(c[0]) < rows_left && int(c[1]) < cols_left);
+      }
       return;
     }
 #pragma unroll
