@@ -118,8 +118,18 @@ struct ConsumerMma {
   bool signals;          // the warpgroup's first thread: it arrives on the lag's barrier for the warpgroup
   bool started = false;  // the lag between the warpgroups is set
 
+  // The stage and warpgroup indices broadcast from lane 0 (__shfl_sync) where the warpgroups do not
+  // run lagged (one, three or four of them): ptxas then knows them to be warp-uniform and computes
+  // the wgmma descriptors on the uniform datapath, as cuBLAS's loop does (R2URs 16 -> 2 a k tile;
+  // 64x120_4x2's loop 85 -> 74 SASS instructions, 256x136_2x1's 121 -> 108 and its spills 72 -> 44
+  // bytes of loads). Measured on an H200 (docs/tuning/sm90.md, twenty-eighth round): 64x120_4x2,
+  // 64x168_4x2 and 256x136_2x1 1-5% faster with them. The lagged pair (two warpgroups) was 1-2%
+  // slower with them (128x128 at 512 x 4096 x 4096, 128x256 at 4096^3), so it keeps vector indices.
+  static constexpr bool kUniform = Cfg::kConsumers != 2;
+  __device__ static __forceinline__ int uniform(int v) { return kUniform ? __shfl_sync(0xffffffffu, v, 0) : v; }
+
   __device__ __forceinline__ ConsumerMma(Pipeline<Cfg> const& pipe_, int w_, int tid_, unsigned rank_)
-      : pipe(pipe_), w(w_), tid(tid_), rank(rank_) {
+      : pipe(pipe_), w(uniform(w_)), tid(tid_), rank(rank_) {
     constexpr GmmaDesc kDescA = A::kDesc, kDescB = B::kDesc;  // local copies: device code cannot refer to the members
     desc_a = kDescA.at(pipe.smem.a(0).addr).advanced(w * A::kDescPerRows);
     desc_b = kDescB.at(pipe.smem.b(0).addr);
@@ -157,7 +167,7 @@ struct ConsumerMma {
     bool landed = false;     // the stage at `ring` has landed (tested after the k tile before)
     if (kWgLag > 0 && w == 1 && !started) mbarrier_wait(pipe.smem.start(), 0);
     for (int kt = wk.k_begin; kt < wk.k_end; ++kt) {
-      int const s = ring.stage;
+      int const s = uniform(ring.stage);
       if (!landed) pipe.consumer_wait(ring);
       wgmma_fence();
 #pragma unroll
