@@ -110,7 +110,13 @@ struct TileShape {
 // tiles) and 128x96 on 1x4 (one token tile, four CTAs sharing it). Timed forced on an H200 at
 // M = 32-1024 (twenty-fifth round), they ran cuBLAS's decompositions 3-37% slower than cuBLAS, and
 // beat the plans already offered only at a few hundred tokens on narrow layers: 64x168_4x2 is
-// offered at 170-336 tokens (two token tiles), the others stay forced only (kForcedOnly). (cuBLAS's 192x208 at 610 and 780 tokens is not among them:
+// offered at 170-336 tokens (two token tiles), the others stayed forced only (kForcedOnly).
+// Retimed on the kernels of 2026-11-28 (3d5368b's loop, the swapped store without branches, the
+// lane-0 broadcasts) on an H200, at 250 problems of M = 96-1024 (docs/tuning/sm90.md, twenty-eighth
+// round), three of them beat every offered plan where they hold the tokens in one or two tiles:
+// 64x120_4x2 at 200-250 tokens on layers up to 3840 wide (230 x 3584 x 4096: 17.3 us against the
+// offered best 20.7; the pick was 23.8), 128x80_4x2 at 140-160 and 64x96_4x1 at 96. They are
+// offered there (min_n, max_n: two tiles of 120 and of 80, one of 96), swapped. (cuBLAS's 192x208 at 610 and 780 tokens is not among them:
 // as three warpgroups of 64 rows it needs more than the 128 registers a thread that ptxas compiles
 // 512 threads for (C7602); it wants two warpgroups of 96 rows.)
 //
@@ -167,14 +173,14 @@ inline constexpr TileShape kTileShapes[] = {{128, 256, 2, "128x256", false, fals
                                             {192, 176, 1, "192x176_1x2", true, true, 64, 2, 192, 1024},
                                             {256, 104, 4, "256x104_4x1", true, true, 64, 1, 192, 1024},
                                             {256, 136, 2, "256x136_2x1", true, true, 64, 1, 192, 1024},
-                                            {64, 120, 4, "64x120_4x2", true, true, kForcedOnly, 2},
+                                            {64, 120, 4, "64x120_4x2", true, true, 64, 2, 170, 240},
                                             {64, 168, 4, "64x168_4x2", true, true, 64, 2, 170, 336},
-                                            {128, 80, 4, "128x80_4x2", true, true, kForcedOnly, 2},
+                                            {128, 80, 4, "128x80_4x2", true, true, 64, 2, 121, 160},
                                             {256, 88, 2, "256x88_2x1", true, true, kForcedOnly},
                                             {128, 168, 2, "128x168", true, true, kForcedOnly},
                                             {128, 168, 1, "128x168_1x2", true, true, kForcedOnly, 2},
                                             {128, 96, 1, "128x96_1x4", true, true, kForcedOnly, 4},
-                                            {64, 96, 4, "64x96_4x1", true, true, kForcedOnly},
+                                            {64, 96, 4, "64x96_4x1", true, true, 64, 1, 65, 96},
                                             {64, 32, 4, "64x32_4x1", true, true, kForcedOnly},
                                             {64, 32, 1, "64x32_1x2", true, true, kForcedOnly, 2},
                                             {256, 88, 2, "256x88_2x1_wg128", true, true, kForcedOnly, 1, 0, 0, 128}};
