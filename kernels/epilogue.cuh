@@ -96,7 +96,6 @@ __device__ __forceinline__ void store_d(EpilogueArgs const& args, Acc const& acc
     auto tCcD = partition_C<kMma, Offsets::kTabulated>(cD, tid);
     constexpr int kValues = int(size(decltype(tCgD)::layout).v);
     float const alpha = args.alpha, beta = args.beta;
-    constexpr i64 kBM = size(get(kTileC, 0)).v, kBN = size(get(kTileC, 1)).v;
     // beta == 0 (a swapped plan's usual case): no read of C, and no branch. Branched on element by
     // element and on beta, a 64x120 tile's epilogue was about 1,000 instructions a warp, with no
     // other warp on the SM sub-partition to hide their latency (Nsight Compute's PC samples at 230

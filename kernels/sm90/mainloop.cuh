@@ -123,8 +123,9 @@ struct ConsumerMma {
   // the wgmma descriptors on the uniform datapath, as cuBLAS's loop does (R2URs 16 -> 2 a k tile;
   // 64x120_4x2's loop 85 -> 74 SASS instructions, 256x136_2x1's 121 -> 108 and its spills 72 -> 44
   // bytes of loads). Measured on an H200 (docs/tuning/sm90.md, twenty-eighth round): 64x120_4x2,
-  // 64x168_4x2 and 256x136_2x1 1-5% faster with them. The lagged pair (two warpgroups) was 1-2%
-  // slower with them (128x128 at 512 x 4096 x 4096, 128x256 at 4096^3), so it keeps vector indices.
+  // 64x168_4x2 and 256x136_2x1 5.5%, 2% and 1.5% faster with them (and the swapped store's
+  // predicated loop). The lagged pair (two warpgroups) was 1-2% slower with them (128x128 at
+  // 512 x 4096 x 4096, 128x256 at 4096^3), so it keeps vector indices.
   static constexpr bool kUniform = Cfg::kConsumers != 2;
   __device__ static __forceinline__ int uniform(int v) { return kUniform ? __shfl_sync(0xffffffffu, v, 0) : v; }
 

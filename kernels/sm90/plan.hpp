@@ -144,8 +144,11 @@ struct Machine {
   // docs/tuning/sm90.md, twenty-fifth round); only 64x168_4x2 was faster than every plan offered by
   // more than the runs' spread (330 x 3584 x 4096: 22.6-23.2 us against 24.2-25.0), and is offered
   // at 170-336 tokens. Its share hardly moves its estimate there (memory bounds it; fitted, it went
-  // to the 0.98 cap, on which the picks are those of 0.85); 64x120_4x2, 128x80_4x2 and 64x96_4x1, retimed on the kernels of 2026-11-28, are offered in the token ranges where they won (twenty-eighth round; their shares move no pick anywhere in 0.6-0.9), and hold 0.70, as do the forced-only rest and 52 (two
-  // consumer warpgroups of 128 rows; 2.5-3.3% faster than 45 where timed, twenty-sixth round).
+  // to the 0.98 cap, on which the picks are those of 0.85). 64x120_4x2, 128x80_4x2 and 64x96_4x1,
+  // retimed on the kernels of 2026-11-28, are offered in the token ranges where they won
+  // (twenty-eighth round; their shares move no pick anywhere in 0.6-0.9) and hold 0.70, as do the
+  // forced-only rest and 52 (two consumer warpgroups of 128 rows; 2.5-3.3% faster than 45 where
+  // timed, twenty-sixth round).
   double efficiency[kTileShapeCount] = {0.90, 0.80, 0.45, 0.15, 0.55, 0.60, 0.30, 0.90,
                                         0.65, 0.86, 0.873, 0.25, 0.45, 0.58, 0.60, 0.60,
                                         0.62, 0.68, 0.88, 0.72, 0.77, 0.62, 0.68, 0.66,
