@@ -36,7 +36,8 @@ TEST(Sm90Fit, TheModelPicksNearTheFastestTimedPlanOnEveryCard) {
     SCOPED_TRACE(f);
     EXPECT_GE(s.groups, 30) << "too few problems to judge the model by";
     // The *_weak_band files are held out: no fit has seen them (kernels/sm90/fit/README.md). The
-    // committed model's regret there: 2.45% on the H100's, 3.94% on the H200's (2026-11-27).
+    // committed model's regret there: 2.45% on the H100's, 3.94% on the H200's (2026-11-27), 4.48% on
+    // the H200's retimed on the kernels of 2026-11-28 (h200_weak_band_r28.csv; 2.95% on h200_r28.csv).
     bool const held_out = f.find("weak_band") != std::string::npos;
     EXPECT_LE(s.mean_regret, held_out ? 0.045 : 0.035) << "mean regret";  // 3.38% on h100.csv since its clusters-of-four rows were retimed (2026-11-28); 2.65% on h200.csv with the forced-only shapes' rows (twenty-fourth round)
     EXPECT_LE(s.max_regret, 0.40) << "largest regret, on " << s.worst;
