@@ -5,8 +5,8 @@
 //
 // The score of a machine (its parameters) on the data, per group of timings of one problem on one
 // card:
-// - regret: how much slower the plan the model picks among the timed ones measured than the
-//   fastest timed one (0: it picks the fastest);
+// - regret: how much slower the plan the model picks among the timed ones it offers measured than
+//   the fastest of those (0: it picks the fastest);
 // - log error: log(estimate / measured) of every timing, whose rms says how far the estimates are
 //   from the times themselves.
 #pragma once
@@ -149,8 +149,20 @@ struct Score {
   std::string worst;  // the group of the largest regret, in words
 };
 
-// The model's score with parameters `mc` (its card replaced by each timing's).
-inline Score score(std::vector<Group> const& groups, Machine mc) {
+// Whether the model weighs timing t's plan for its problem: a stream-K plan only where mc takes
+// them, and a tile shape only where gemm offers it (plan.hpp's offered, in the plan's orientation),
+// not the shapes timed forced alone or beyond their token range (loom-bench --plan-shapes). Those
+// rows are fit data for a shape not yet offered; as candidates they would score a choice gemm
+// never has. forced_only weighs them too, as PlanInput's does (to fit a shape before offering it).
+inline bool offers(Timing const& t, Machine const& mc, bool forced_only = false) {
+  if (t.plan.stream && !mc.stream_k) return false;
+  std::int64_t const m = t.plan.swap ? t.in.n : t.in.m, n = t.plan.swap ? t.in.m : t.in.n;
+  return offered(kTileShapes[t.plan.shape], m, n, forced_only);
+}
+
+// The model's score with parameters `mc` (its card replaced by each timing's), over the plans it
+// offers (offers): the regret is its pick's time over the fastest of those.
+inline Score score(std::vector<Group> const& groups, Machine mc, bool forced_only = false) {
   Score s;
   double sq = 0;
   int n = 0;
@@ -158,7 +170,7 @@ inline Score score(std::vector<Group> const& groups, Machine mc) {
     if (g.timings.size() < 2) continue;
     double best = 1e300, pick_est = 1e300, pick_us = 0;
     for (Timing const& t : g.timings) {
-      if (t.plan.stream && !mc.stream_k) continue;  // not a plan the model offers
+      if (!offers(t, mc, forced_only)) continue;
       mc.card = t.facts;
       double const est = estimate_plan(t.in, t.plan, mc);
       double const e = std::log(est / t.us);

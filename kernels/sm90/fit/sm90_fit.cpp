@@ -10,6 +10,10 @@
 // --holdout=FILE (repeatable) scores the committed and the fitted parameters on timings the fit
 // does not see: whether a refit carries over to problems outside its data, before any GPU measures it.
 //
+// The score weighs the plans gemm offers (fit_data.hpp's offers); --forced-only weighs the shapes
+// timed forced alone (never offered, or beyond their token range) too, to fit such a shape's share
+// before it is offered.
+//
 // --only=NAME[,NAME...] fits those parameters alone (the names it prints), holding the rest;
 // --only=8bit fits the 8-bit efficiencies of the shapes built for e4m3 x e4m3 (both modes) and the
 // 8-bit epilogue's direct_store_bw. The
@@ -40,7 +44,8 @@ struct Param {
   double const* floor = nullptr;  // another parameter this one stays at or above
 };
 
-double rms_weight = 0.1;  // --rms-weight
+double rms_weight = 0.1;    // --rms-weight
+bool forced_only = false;  // --forced-only
 double objective(Score const& s) { return s.mean_regret + rms_weight * s.rms_log_error; }
 
 void print(char const* what, Score const& s) {
@@ -51,11 +56,11 @@ void print(char const* what, Score const& s) {
 // The score over all timings, and per mode where the data has more than one.
 void print_modes(char const* what, std::vector<loom::sm90::fit::Timing> const& all, Machine const& mc) {
   using namespace loom::sm90::fit;
-  print(what, score(groups_of(all), mc));
+  print(what, score(groups_of(all), mc, forced_only));
   for (Mode m : {Mode::k16Bit, Mode::k8BitFast, Mode::k8BitAccurate}) {
     std::vector<Timing> const t = of_mode(all, m);
     if (t.empty() || t.size() == all.size()) continue;
-    print((std::string("  ") + mode_name(m)).c_str(), score(groups_of(t), mc));
+    print((std::string("  ") + mode_name(m)).c_str(), score(groups_of(t), mc, forced_only));
   }
 }
 
@@ -71,6 +76,8 @@ int main(int argc, char** argv) {
       only.append(",").append(a.substr(7)).append(",");
     } else if (a.rfind("--holdout=", 0) == 0) {
       holdout.push_back(a.substr(10));
+    } else if (a == "--forced-only") {
+      forced_only = true;
     } else if (a.rfind("--rms-weight=", 0) == 0) {
       rms_weight = std::atof(a.c_str() + 13);
     } else {
@@ -79,7 +86,7 @@ int main(int argc, char** argv) {
     }
   }
   if (argc <= first) {
-    std::fprintf(stderr, "usage: loom-sm90-fit [--only=NAME,...] [--rms-weight=W] [--holdout=FILE] DATA.csv...\n");
+    std::fprintf(stderr, "usage: loom-sm90-fit [--only=NAME,...] [--rms-weight=W] [--forced-only] [--holdout=FILE] DATA.csv...\n");
     return 2;
   }
   std::vector<loom::sm90::fit::Timing> all, held;
@@ -96,9 +103,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "loom-sm90-fit: %s\n", e.what());
     return 2;
   }
+  if (all.empty()) {
+    std::fprintf(stderr, "loom-sm90-fit: no timings in the data\n");
+    return 2;
+  }
   std::vector<Group> const groups = loom::sm90::fit::groups_of(all);
   Machine mc;
-  Score const before = loom::sm90::fit::score(groups, mc);
+  Score const before = loom::sm90::fit::score(groups, mc, forced_only);
   print_modes("committed", all, mc);
   if (!held.empty()) print_modes("committed, held out", held, mc);
 
@@ -156,7 +167,7 @@ int main(int argc, char** argv) {
         double const v = start * f;
         if ((p.max > 0 && v > p.max) || (p.cap && v > *p.cap) || (p.floor && v < *p.floor)) continue;
         *p.value = v;
-        double const o = objective(loom::sm90::fit::score(groups, mc));
+        double const o = objective(loom::sm90::fit::score(groups, mc, forced_only));
         if (o < best - 1e-9) best = o, keep = v, improved = true;
       }
       *p.value = keep;
