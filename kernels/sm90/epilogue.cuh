@@ -3,13 +3,15 @@
 // shared memory, or straight from the registers.
 //
 // TMA store (store_d_tma), when the tile shape has it (BN a multiple of 32), beta == 0, D is not
-// swapped and D's base and row stride are multiples of 16 bytes (the launcher decides:
+// swapped or is 16-bit, and D's base and row stride are multiples of 16 bytes (the launcher decides:
 // Params::tma_store): each warpgroup writes its 64 x BN accumulators, times alpha and converted to
 // D's type, into shared memory one 64-row x 128-byte sub-tile at a time (under the 128-byte
 // swizzle, placed by partition_C of a swizzled smem view: conflict-free; 64-byte sub-tiles under
 // the 64-byte swizzle where BN's row of D is not a whole number of 128 bytes, e.g. 96 or 160
 // bf16 columns: epilogue_row_bytes), fences the async proxy,
-// and one thread TMA-stores the sub-tile, which clips at D's edges. Two buffers per warpgroup: a
+// and one thread TMA-stores the sub-tile, which clips at D's edges. A swapped plan's D is
+// column-major as the kernel sees it: its sub-tiles are MN-major, 64 m (128 bytes) by 32 or 64 n
+// (EpilogueColConfig). Two buffers per warpgroup: a
 // buffer is rewritten once the store that read it two sub-tiles ago has finished reading
 // (cp.async.bulk.wait_group.read), and the next tile's wgmmas start while the last stores drain.
 //
@@ -87,15 +89,52 @@ struct EpilogueConfig {
   static_assert(valid());
 };
 
+// A swapped plan's D (EpilogueArgs::d_col: the kernel's m, the weights' index, is D's contiguous
+// mode), 16-bit: sub-tiles of 64 m (128 bytes, one 128-byte swizzle row) by kCols n, MN-major, n at
+// a pitch of 64 elements; kCols is 64 where it divides the tile's width, else 32 (the tiles that
+// have buffers are multiples of 32 wide), so that no box reaches into the next tile's columns. Its
+// element pairs are neighbours along n, 128 bytes apart here: each accumulator is one 2-byte store
+// (a warp's store covers four 16-byte chunks of four swizzled rows: no bank conflict).
+constexpr int epilogue_col_cols(int bn) { return bn % 64 == 0 ? 64 : 32; }
+constexpr SwizzleLayout epilogue_col_box(int bn, int elem_bytes) {
+  return tile_to_shape(gmma_atom(GmmaMajor::kMN, GmmaSwizzle::k128B, elem_bytes * 8), make_shape(64, epilogue_col_cols(bn)));
+}
+template <class T, int kBN>
+struct EpilogueColConfig {
+  static_assert(sizeof(T) == 2, "a column-major D goes out by TMA in 16-bit types only (f32: direct stores)");
+  static constexpr int kCols = epilogue_col_cols(kBN);
+  static constexpr int kSubtiles = kBN / kCols;
+  static constexpr Tile kSubtile = make_tile(64, kCols);
+  static constexpr SwizzleLayout kBox = epilogue_col_box(kBN, int(sizeof(T)));
+  // The warpgroup's (64, kBN) tile seen through one buffer, m contiguous: sub-tile j's columns land
+  // on it (the sub-tile index has stride 0; the base picks the buffer).
+  static constexpr Layout kView = make_layout(make_shape(64, make_shape(kCols, kSubtiles)), make_stride(1, make_stride(64, 0)));
+  static constexpr TiledMMA kMma = make_tiled_mma(mma_atom_sm90_64xNx16(kBN));
+  static constexpr int kValues = kCols / 2;  // accumulators of one sub-tile per thread
+
+  static constexpr bool valid() {
+    Layout const part = kMma.partition_C(make_layout(make_shape(64, kBN), make_stride(basis(0), basis(1)))).layout;
+    for (int v = 0; v < kBN / 2; ++v) {
+      Coord<2> const c = crd2idx_flat<Coord<2>>(v, part.shape, part.stride);
+      if (c[1] / kCols != v / kValues) return false;
+    }
+    for (int r = 0; r < 64; r += 7)
+      for (int c = 0; c < kBN; c += 3)
+        if (kView(make_shape(r, make_shape(c % kCols, c / kCols))) != kBox.layout(make_shape(r, c % kCols))) return false;
+    return kBN % kCols == 0 && kBox.swizzle == gmma_swizzle(GmmaSwizzle::k128B, 16) && 64 * kCols * 2 <= kEpiBufferBytes;
+  }
+  static_assert(valid());
+};
+
 // D = alpha * acc (beta == 0) for warpgroup w's rows of CTA tile (m, n), through the warpgroup's
 // buffers (`buffers`, `buffers_ptr`: the same bytes as a shared address and a pointer); `stores`
 // counts the warpgroup's TMA stores so far (each buffer is reused two stores later, once that store
 // has read it). The warpgroup's first thread issues and waits; named barrier 1 + w syncs the
 // warpgroup.
-template <class T, int kBN, int kConsumers, class Acc>
+template <class T, int kBN, int kConsumers, bool kCol = false, class Acc>
 __device__ __forceinline__ void store_d_tma(Params const& p, Acc const& acc, int m, int n, int w, int tid,
                                             SmemBuffer buffers, unsigned char* buffers_ptr, int& stores, float alpha) {
-  using E = EpilogueConfig<T, kBN>;
+  using E = std::conditional_t<kCol, EpilogueColConfig<T, kBN>, EpilogueConfig<T, kBN>>;
   using P = typename Pair<T>::type;
   bool const leader = tid % 128 == 0;
   auto const cD = make_identity_tensor(p.ep.cd_shape);  // (M,N) -> (m,n)
@@ -108,16 +147,23 @@ __device__ __forceinline__ void store_d_tma(Params const& p, Acc const& acc, int
     auto sD = make_tensor<E::kView>(SwizzledPtrEngine<T, E::kBox.swizzle>{
         reinterpret_cast<T*>(buffers_ptr + buf * kEpiBufferBytes)});  // (64,(COLS,SUB)) -> buffer
     auto tCsD = partition_C<E::kMma, Offsets::kTabulated>(sD, tid % 128);  // (2,2,BN/8): the accumulators' places
+    if constexpr (kCol) {
 #pragma unroll
-    for (int q = 0; q < E::kValues / 2; ++q) {
-      int const v = j * E::kValues + 2 * q;
-      *reinterpret_cast<P*>(&tCsD(v)) = pair_from<T>(alpha * acc(v), alpha * acc(v + 1));
+      for (int q = 0; q < E::kValues; ++q) tCsD(j * E::kValues + q) = from_f32<T>(alpha * acc(j * E::kValues + q));
+    } else {
+#pragma unroll
+      for (int q = 0; q < E::kValues / 2; ++q) {
+        int const v = j * E::kValues + 2 * q;
+        *reinterpret_cast<P*>(&tCsD(v)) = pair_from<T>(alpha * acc(v), alpha * acc(v + 1));
+      }
     }
     fence_proxy_async_shared_cta();  // generic-proxy writes -> the TMA engine's reads
     named_barrier_sync(1 + w, 128);
     if (leader) {
       Coord<2> const c = local_tile<E::kSubtile>(cD, kConsumers * m + w, n * E::kSubtiles + j).base;  // (row, col)
-      tma_store_2d(&p.tma_d, buffers.offset(unsigned(buf * kEpiBufferBytes)), int(c[1]), int(c[0]));
+      // The map's dimension 0 is D's contiguous mode: n, or m where D is column-major.
+      if constexpr (kCol) tma_store_2d(&p.tma_d, buffers.offset(unsigned(buf * kEpiBufferBytes)), int(c[0]), int(c[1]));
+      else tma_store_2d(&p.tma_d, buffers.offset(unsigned(buf * kEpiBufferBytes)), int(c[1]), int(c[0]));
       bulk_commit_group();
     }
     ++stores;
@@ -183,6 +229,11 @@ __device__ __forceinline__ void store_tile(Params const& p, Smem<Cfg> const& sme
     if (p.tma_store) {
       SmemBuffer const buffers = smem.epilogue(w);
       unsigned char* const buffers_ptr = smem.epilogue_ptr(w);
+      if (p.ep.d_col) {  // a swapped plan's D: 16-bit only (the launcher's make_tma_store_map)
+        if (p.out == DType::f16) store_d_tma<__half, kBN, kConsumers, true>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores, alpha);
+        else store_d_tma<__nv_bfloat16, kBN, kConsumers, true>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores, alpha);
+        return;
+      }
       switch (p.out) {
         case DType::f32: store_d_tma<float, kBN, kConsumers>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores, alpha); break;
         case DType::f16: store_d_tma<__half, kBN, kConsumers>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores, alpha); break;

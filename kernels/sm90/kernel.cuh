@@ -11,7 +11,8 @@
 // Problem: as in sm80, a column-major D is computed as D^T = B^T A^T (row_major_gemm), so the kernel
 // sees A as (m,k), B as (n,k) and a row-major D. A swapped plan (a small M) trades A and B once
 // more, and then D is column-major as the kernel sees it (EpilogueArgs::d_col: m contiguous), which
-// only the direct epilogue writes. The operands are never copied or transposed: wgmma reads an
+// the TMA-store epilogue writes in column boxes where D is 16-bit (kernels/sm90/epilogue.cuh), the
+// direct one otherwise. The operands are never copied or transposed: wgmma reads an
 // mn-major tile through its descriptor's transpose bit.
 //
 // The pieces, one file each under kernels/sm90/:

@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstdint>
 #include <string>
 
@@ -41,7 +42,7 @@ struct Args {
   float alpha, beta;
   DType out;
   bool pair_d;
-  bool d_col;          // D's m is contiguous (a swapped row-major D): direct stores only
+  bool d_col;          // D's m is contiguous (a swapped row-major D): column boxes or direct stores
   float* partials;     // split-K: Schedule::partial_bytes
   unsigned* arrivals;  // split-K: Schedule::counter_bytes, zeroed by the kernel launched just before
   bool after_reset;    // launch as that kernel's programmatic dependent (griddepcontrol)
@@ -118,17 +119,38 @@ std::string operand_tma(void const* ptr, GmemShape const& g, CUtensorMap* map) {
 }
 
 // D's TMA map for the epilogue's boxes, or why the epilogue cannot store D with TMA (then it
-// stores straight from the registers): beta != 0 (C is read by the direct path), D's m is its
-// contiguous mode (swapped), or D's base or row stride is not a multiple of 16 bytes. (Whether
-// the tile shape has the TMA-store epilogue at all is the caller's part: kernels/sm90/sm90.cu.)
+// stores straight from the registers): beta != 0 (C is read by the direct path), D is f32 and its
+// m is its contiguous mode (swapped; 16-bit D takes column boxes: EpilogueColConfig), or D's base
+// or row stride is not a multiple of 16 bytes. (Whether the tile shape has the TMA-store epilogue
+// at all is the caller's part: kernels/sm90/sm90.cu.) LOOM_SM90_COL_TMA_STORE=0 keeps a swapped
+// D on the direct stores (an experiment switch, read once).
 inline std::string make_tma_store_map(Args const& args, int bn, CUtensorMap* map) {
 #if defined(__CUDA_ARCH__)
   (void)args, (void)bn, (void)map;
   return {};
 #else
   if (args.beta != 0.f) return "beta != 0";
-  if (args.d_col) return "D is transposed";
   int const es = int(size_of(args.out));
+  if (args.d_col) {
+    static bool const off = [] {
+      char const* env = std::getenv("LOOM_SM90_COL_TMA_STORE");
+      return env && std::string(env) == "0";
+    }();
+    if (off) return "D is transposed (LOOM_SM90_COL_TMA_STORE=0)";
+    if (es != 2) return "D is transposed and f32";
+    if (args.gd.stride[0] != 1) return "D's m is not contiguous";
+    if (reinterpret_cast<std::uintptr_t>(args.d) % 16 != 0) return "D's base is not 16-byte aligned";
+    if (args.gd.shape[1] > 1 && (args.gd.stride[1] * es) % 16 != 0) return "ldc is not a multiple of 16 bytes";
+    TmaDesc d;
+    try {  // (m, n) with m contiguous: dimension 0 is m, 64 a box (EpilogueColConfig<T, bn>::kBox)
+      d = make_tma_desc(make_shape(args.gd.shape[0], args.gd.shape[1]),
+                        make_shape(1, args.gd.shape[1] > 1 ? args.gd.stride[1] : 64), es, epilogue_col_box(bn, es),
+                        make_shape(64, epilogue_col_cols(bn)));
+    } catch (LayoutError const& e) {
+      return e.what();
+    }
+    return make_tma_copy(d, args.d, true, map);
+  }
   SwizzleLayout const box = epilogue_box(bn, es);  // EpilogueConfig<T, bn>::kBox
   int const cols = epilogue_row_bytes(bn, es) / es;
   if (reinterpret_cast<std::uintptr_t>(args.d) % 16 != 0) return "D's base is not 16-byte aligned";

@@ -86,7 +86,8 @@ Args make_args(Problem const& p, Operands const& ops) {
 }
 
 // The same arguments for D^T = B^T A^T (a swapped plan): A and B trade places and D is seen
-// transposed, m contiguous, which only the direct epilogue writes.
+// transposed, m contiguous (the TMA-store epilogue writes it in column boxes where it is 16-bit,
+// the direct one otherwise).
 Args swapped(Args args) {
   std::swap(args.a, args.b);
   std::swap(args.ga, args.gb);
