@@ -259,6 +259,9 @@ inline double estimate_us(int shape, Schedule const& sc, std::int64_t m, std::in
   // 8-bit inputs: D stored from the registers (a swapped plan's transposed D, or a tile narrower than
   // a store box) costs each tile's bytes at direct_store_bw, not hidden behind the next tile's main
   // loop. 16-bit plans have no such term (kept as they were fitted: docs/tuning/sm90.md, sixth round).
+  // Since 80606e6 a swapped plan's 16-bit D on a tile with the TMA store goes out by TMA too (column
+  // boxes); the term still charges it, as fitted on the direct stores, until the 8-bit data's
+  // swapped rows are retimed (docs/tuning/sm90.md, twenty-ninth round).
   double epilogue = 0;
   if (in_bytes == 1 && (swap || !tile_has_tma_store(t)))
     epilogue = double(waves) * double(t.bm * t.bn) * out_bytes * (beta ? 2 : 1) / mc.direct_store_bw * 1e6;
