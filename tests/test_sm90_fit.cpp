@@ -105,6 +105,10 @@ TEST(Sm90Fit, OnlyThePlansGemmOffersAreScored) {
   EXPECT_EQ(b.groups, 1);
   EXPECT_DOUBLE_EQ(b.mean_regret, a.mean_regret) << "a forced-only timing moved the score";
   EXPECT_DOUBLE_EQ(b.rms_log_error, a.rms_log_error);
+  std::vector<Pick> const p = picks(groups_of(with_forced), mc);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].best->us, 30.0) << "the fastest offered plan";
+  EXPECT_NE(p[0].pick->plan.shape, forced);
   // Weighed as well, the forced-only timing is the best (3 us), whatever the model picks.
   Score const c = score(groups_of(with_forced), mc, true);
   double pick = 0, pick_est = 1e300;

@@ -39,6 +39,7 @@
 #include "kernels/sm90/shared_storage.cuh"
 #include "layout/gmma.hpp"
 #include "layout/tensor.hpp"
+#include "layout/tma.hpp"
 
 namespace loom::sm90 {
 
@@ -52,6 +53,22 @@ constexpr SwizzleLayout epilogue_box(int bn, int elem_bytes) {
   int const row = epilogue_row_bytes(bn, elem_bytes);
   return tile_to_shape(gmma_atom(GmmaMajor::kK, row == 128 ? GmmaSwizzle::k128B : GmmaSwizzle::k64B, elem_bytes * 8),
                        make_shape(64, row / elem_bytes));
+}
+
+// What both TMA-store configurations rely on, checked when they are built: a warpgroup's (64, bn)
+// tile in sub-tiles of `cols` columns, sub-tile j holding its accumulators [j cols/2, (j+1) cols/2)
+// (partition_C's order: column groups of 8 last), and `view`, the tile seen through one buffer, equal
+// to the TMA box's layout in each sub-tile.
+constexpr bool epilogue_layouts_agree(TiledMMA const& mma, int bn, int cols, Layout const& view, SwizzleLayout const& box) {
+  Layout const part = mma.partition_C(make_layout(make_shape(64, bn), make_stride(basis(0), basis(1)))).layout;
+  for (int v = 0; v < bn / 2; ++v) {
+    Coord<2> const c = crd2idx_flat<Coord<2>>(v, part.shape, part.stride);
+    if (c[1] / cols != v / (cols / 2)) return false;
+  }
+  for (int r = 0; r < 64; r += 7)
+    for (int c = 0; c < bn; c += 3)
+      if (view(make_shape(r, make_shape(c % cols, c / cols))) != box.layout(make_shape(r, c % cols))) return false;
+  return bn % cols == 0;
 }
 
 // The TMA-store epilogue of output type T: one consumer warpgroup's 64 x kBN accumulators go out in
@@ -74,17 +91,9 @@ struct EpilogueConfig {
   static constexpr int kValues = kCols / 2;  // accumulators of one sub-tile per thread
 
   static constexpr bool valid() {
-    // The view is the box in each sub-tile, and sub-tile j is accumulators [j kValues, (j+1) kValues).
-    Layout const part = kMma.partition_C(make_layout(make_shape(64, kBN), make_stride(basis(0), basis(1)))).layout;
-    for (int v = 0; v < kBN / 2; ++v) {
-      Coord<2> const c = crd2idx_flat<Coord<2>>(v, part.shape, part.stride);
-      if (c[1] / kCols != v / kValues) return false;
-    }
-    for (int r = 0; r < 64; r += 7)
-      for (int c = 0; c < kBN; c += 3)
-        if (kView(make_shape(r, make_shape(c % kCols, c / kCols))) != kBox.layout(make_shape(r, c % kCols))) return false;
     GmmaSwizzle const sw = kRowBytes == 128 ? GmmaSwizzle::k128B : GmmaSwizzle::k64B;
-    return kBN % kCols == 0 && kBox.swizzle == gmma_swizzle(sw, kBits) && 64 * kRowBytes <= kEpiBufferBytes;
+    return epilogue_layouts_agree(kMma, kBN, kCols, kView, kBox) && kBox.swizzle == gmma_swizzle(sw, kBits) &&
+           64 * kRowBytes <= kEpiBufferBytes;
   }
   static_assert(valid());
 };
@@ -113,15 +122,12 @@ struct EpilogueColConfig {
   static constexpr int kValues = kCols / 2;  // accumulators of one sub-tile per thread
 
   static constexpr bool valid() {
-    Layout const part = kMma.partition_C(make_layout(make_shape(64, kBN), make_stride(basis(0), basis(1)))).layout;
-    for (int v = 0; v < kBN / 2; ++v) {
-      Coord<2> const c = crd2idx_flat<Coord<2>>(v, part.shape, part.stride);
-      if (c[1] / kCols != v / kValues) return false;
-    }
-    for (int r = 0; r < 64; r += 7)
-      for (int c = 0; c < kBN; c += 3)
-        if (kView(make_shape(r, make_shape(c % kCols, c / kCols))) != kBox.layout(make_shape(r, c % kCols))) return false;
-    return kBN % kCols == 0 && kBox.swizzle == gmma_swizzle(GmmaSwizzle::k128B, 16) && 64 * kCols * 2 <= kEpiBufferBytes;
+    // The launcher's map of a column-major D takes this box (make_tma_store_map): dimension 0 is m,
+    // 64 of it, under the 128-byte swizzle (a D of 1000 x 300 at ldd 1008, as an example).
+    TmaDesc const d = make_tma_desc(make_shape(1000, 300), make_shape(1, 1008), 2, kBox, make_shape(64, kCols));
+    return epilogue_layouts_agree(kMma, kBN, kCols, kView, kBox) && kBox.swizzle == gmma_swizzle(GmmaSwizzle::k128B, 16) &&
+           64 * kCols * 2 <= kEpiBufferBytes && d.mode_of_dim[0] == 0 && d.box_dim[0] == 64 && d.box_dim[1] == unsigned(kCols) &&
+           d.swizzle_bytes == 128;
   }
   static_assert(valid());
 };

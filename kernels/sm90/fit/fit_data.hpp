@@ -160,33 +160,59 @@ inline bool offers(Timing const& t, Machine const& mc, bool forced_only = false)
   return offered(kTileShapes[t.plan.shape], m, n, forced_only);
 }
 
-// The model's score with parameters `mc` (its card replaced by each timing's), over the plans it
-// offers (offers): the regret is its pick's time over the fastest of those.
-inline Score score(std::vector<Group> const& groups, Machine mc, bool forced_only = false) {
-  Score s;
-  double sq = 0;
-  int n = 0;
+// A problem in words: "card MxNxK" and the 8-bit mode where there is one.
+inline std::string problem_name(Timing const& t) {
+  return t.card + " " + std::to_string(t.in.m) + "x" + std::to_string(t.in.n) + "x" + std::to_string(t.in.k) +
+         (t.in.in_bytes == 1 ? std::string(" ") + mode_name(mode_of(t.in)) : "");
+}
+
+// One problem's pick among the timed plans the model offers (offers): the one of the smallest
+// estimate, and the fastest of them.
+struct Pick {
+  Timing const* pick = nullptr;
+  Timing const* best = nullptr;
+  double regret() const { return pick->us / best->us - 1; }  // 0: the pick is the fastest
+};
+
+// Each group's pick with parameters `mc` (its card replaced by each timing's); a group of fewer
+// than two timings, or with none offered, has none. `each(timing, estimate)` sees every offered
+// timing.
+template <class F>
+std::vector<Pick> picks(std::vector<Group> const& groups, Machine mc, bool forced_only, F&& each) {
+  std::vector<Pick> out;
   for (Group const& g : groups) {
     if (g.timings.size() < 2) continue;
-    double best = 1e300, pick_est = 1e300, pick_us = 0;
+    Pick p;
+    double pick_est = 1e300;
     for (Timing const& t : g.timings) {
       if (!offers(t, mc, forced_only)) continue;
       mc.card = t.facts;
       double const est = estimate_plan(t.in, t.plan, mc);
-      double const e = std::log(est / t.us);
-      sq += e * e, ++n;
-      best = std::min(best, t.us);
-      if (est < pick_est) pick_est = est, pick_us = t.us;
+      each(t, est);
+      if (p.best == nullptr || t.us < p.best->us) p.best = &t;
+      if (est < pick_est) pick_est = est, p.pick = &t;
     }
-    if (pick_us == 0) continue;
-    double const regret = pick_us / best - 1;
+    if (p.pick) out.push_back(p);
+  }
+  return out;
+}
+inline std::vector<Pick> picks(std::vector<Group> const& groups, Machine const& mc, bool forced_only = false) {
+  return picks(groups, mc, forced_only, [](Timing const&, double) {});
+}
+
+// The model's score with parameters `mc` over the plans it offers: the regret is its pick's time
+// over the fastest of those.
+inline Score score(std::vector<Group> const& groups, Machine const& mc, bool forced_only = false) {
+  Score s;
+  double sq = 0;
+  int n = 0;
+  for (Pick const& p : picks(groups, mc, forced_only, [&](Timing const& t, double est) {
+         double const e = std::log(est / t.us);
+         sq += e * e, ++n;
+       })) {
+    double const regret = p.regret();
     s.mean_regret += regret;
-    if (regret > s.max_regret || s.groups == 0) {
-      s.max_regret = regret;
-      Timing const& t = g.timings.front();
-      s.worst = t.card + " " + std::to_string(t.in.m) + "x" + std::to_string(t.in.n) + "x" + std::to_string(t.in.k) +
-                (t.in.in_bytes == 1 ? std::string(" ") + mode_name(mode_of(t.in)) : "");
-    }
+    if (regret > s.max_regret || s.groups == 0) s.max_regret = regret, s.worst = problem_name(*p.pick);
     ++s.groups;
   }
   if (s.groups) s.mean_regret /= s.groups;

@@ -12,7 +12,8 @@
 //
 // The score weighs the plans gemm offers (fit_data.hpp's offers); --forced-only weighs the shapes
 // timed forced alone (never offered, or beyond their token range) too, to fit such a shape's share
-// before it is offered.
+// before it is offered. --picks lists each problem's pick and the fastest offered plan (the
+// largest regret first) under the committed parameters, and fits nothing.
 //
 // --only=NAME[,NAME...] fits those parameters alone (the names it prints), holding the rest;
 // --only=8bit fits the 8-bit efficiencies of the shapes built for e4m3 x e4m3 (both modes) and the
@@ -22,6 +23,7 @@
 // than the fastest one) plus a tenth (--rms-weight) of the rms log error of the estimates, which
 // keeps the estimates near the times themselves, not only their order. The search is coordinate descent over
 // multiplicative steps, starting from the committed parameters; shares stay in (0, 1].
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -46,6 +48,7 @@ struct Param {
 
 double rms_weight = 0.1;    // --rms-weight
 bool forced_only = false;  // --forced-only
+bool list_picks = false;   // --picks
 double objective(Score const& s) { return s.mean_regret + rms_weight * s.rms_log_error; }
 
 void print(char const* what, Score const& s) {
@@ -78,6 +81,8 @@ int main(int argc, char** argv) {
       holdout.push_back(a.substr(10));
     } else if (a == "--forced-only") {
       forced_only = true;
+    } else if (a == "--picks") {
+      list_picks = true;
     } else if (a.rfind("--rms-weight=", 0) == 0) {
       rms_weight = std::atof(a.c_str() + 13);
     } else {
@@ -86,7 +91,7 @@ int main(int argc, char** argv) {
     }
   }
   if (argc <= first) {
-    std::fprintf(stderr, "usage: loom-sm90-fit [--only=NAME,...] [--rms-weight=W] [--forced-only] [--holdout=FILE] DATA.csv...\n");
+    std::fprintf(stderr, "usage: loom-sm90-fit [--only=NAME,...] [--rms-weight=W] [--forced-only] [--picks] [--holdout=FILE] DATA.csv...\n");
     return 2;
   }
   std::vector<loom::sm90::fit::Timing> all, held;
@@ -112,6 +117,15 @@ int main(int argc, char** argv) {
   Score const before = loom::sm90::fit::score(groups, mc, forced_only);
   print_modes("committed", all, mc);
   if (!held.empty()) print_modes("committed, held out", held, mc);
+  if (list_picks) {  // each problem's pick and the fastest offered plan, the largest regret first; no fit
+    std::vector<loom::sm90::fit::Pick> ps = loom::sm90::fit::picks(groups, mc, forced_only);
+    std::stable_sort(ps.begin(), ps.end(), [](auto const& a, auto const& b) { return a.regret() > b.regret(); });
+    for (auto const& p : ps)
+      std::printf("%-44s pick %-12s %9.2f us  fastest %-12s %9.2f us  regret %5.2f%%\n",
+                  loom::sm90::fit::problem_name(*p.pick).c_str(), loom::sm90::plan_spec(p.pick->plan).c_str(), p.pick->us,
+                  loom::sm90::plan_spec(p.best->plan).c_str(), p.best->us, 100 * p.regret());
+    return 0;
+  }
 
   std::vector<Param> params = {{"clock_share", &mc.clock_share, 1},    {"dram_share", &mc.dram_share, 1},
                                {"l2_bytes_per_clk", &mc.l2_bytes_per_clk, 0}, {"sm_load_bw", &mc.sm_load_bw, 0},
