@@ -187,6 +187,51 @@ TEST(Sm90Plan, TileShapesFitSharedMemory) {
   for (TileShape const& t : kTileShapes) EXPECT_LE(tile_stages(t), kMaxStages);
 }
 
+// The column store's buffers come out of what a tile's stages leave: a tile without row sub-tiles
+// keeps the ring it had without them; its sub-tiles are whole swizzle atoms (8 n columns, 1 KB),
+// never wider than the tile, and every buffer starts on a 1024-byte repeat.
+TEST(Sm90Plan, ColumnStoreBuffersLeaveTheRingAlone) {
+  int with = 0;
+  for (TileShape const& t : kTileShapes) {
+    SCOPED_TRACE(t.name);
+    EpilogueBuffers const b = tile_epilogue_buffers(t);
+    if (!tile_has_tma_store(t)) {
+      EXPECT_EQ(tile_stages(t), stages_beside(t, 0));
+    }
+    if (t.wg_rows != 64) {
+      EXPECT_FALSE(tile_has_col_tma_store(t));
+    }
+    if (!tile_has_col_tma_store(t)) continue;
+    ++with;
+    int const cols = tile_col_store_cols(t);
+    EXPECT_TRUE(b.count == 1 || b.count == 2);
+    EXPECT_EQ(b.bytes % 1024, 0);
+    EXPECT_EQ(cols % 8, 0);
+    EXPECT_GE(cols, 8);
+    EXPECT_LE(cols, std::min(t.bn, 64));
+    EXPECT_LE(64 * cols * 2, b.bytes);
+    if (tile_has_tma_store(t)) {
+      EXPECT_EQ(t.bn % cols, 0);
+    }
+  }
+  // Every shape the plan offers on swapped small M but 256x104_4x1 (3 KB left for four warpgroups)
+  // has them; the forced-only 128x168 pair and the 128-row warpgroups do not.
+  for (char const* name : {"128x104_4x1", "128x136_4x1", "128x152_4x1", "64x120_4x2", "128x80_4x2", "128x16", "192x176_1x2"}) {
+    bool found = false;
+    for (TileShape const& t : kTileShapes)
+      if (std::string(t.name) == name) {
+        found = true;
+        EXPECT_TRUE(tile_has_col_tma_store(t)) << name;
+      }
+    EXPECT_TRUE(found) << name;
+  }
+  for (TileShape const& t : kTileShapes)
+    if (std::string(t.name) == "256x104_4x1") {
+      EXPECT_FALSE(tile_has_col_tma_store(t));
+    }
+  EXPECT_GE(with, 40);
+}
+
 // Two wgmma groups in flight only on rings of six stages or more, off clusters of four or more and
 // off 128x96 (tile_in_flight's measurements).
 TEST(Sm90Plan, InFlightGroupsFollowTheRing) {

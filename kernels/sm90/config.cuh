@@ -35,7 +35,8 @@ struct TileConfig {
   static constexpr int kWgAtoms = tile_wg_atoms(kTileShape);     // wgmmas a warpgroup issues a k-step, 64 rows apart x kConsumers
   static constexpr int kThreads = tile_threads(kTileShape);
   static constexpr int kStages = tile_stages(kTileShape);
-  static constexpr bool kTmaStore = tile_has_tma_store(kTileShape);
+  static constexpr bool kTmaStore = tile_has_col_tma_store(kTileShape);  // a swapped plan's D at least
+  static constexpr bool kRowTmaStore = tile_has_tma_store(kTileShape);   // any D
   static constexpr int kConsumerRegs = tile_consumer_regs(kTileShape);  // setmaxnreg's, per consumer thread
   static_assert(kConsumers >= 1 && kConsumers <= 4 && kStages >= 2);
   static_assert(kWgAtoms >= 1 && kWgAtoms <= 3 && 64 * kWgAtoms * kConsumers == kBM, "whole warpgroups of 64-row wgmmas");

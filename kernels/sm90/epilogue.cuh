@@ -2,18 +2,19 @@
 // loop is done. Split units first go through the split-K fixup; then D is stored with TMA through
 // shared memory, or straight from the registers.
 //
-// TMA store (store_d_tma), when the tile shape has it (BN a multiple of 32), beta == 0, D is not
-// swapped or is 16-bit, and D's base and row stride are multiples of 16 bytes (the launcher decides:
-// Params::tma_store): each warpgroup writes its 64 x BN accumulators, times alpha and converted to
-// D's type, into shared memory one 64-row x 128-byte sub-tile at a time (under the 128-byte
-// swizzle, placed by partition_C of a swizzled smem view: conflict-free; 64-byte sub-tiles under
-// the 64-byte swizzle where BN's row of D is not a whole number of 128 bytes, e.g. 96 or 160
-// bf16 columns: epilogue_row_bytes), fences the async proxy,
-// and one thread TMA-stores the sub-tile, which clips at D's edges. A swapped plan's D is
-// column-major as the kernel sees it: its sub-tiles are MN-major, 64 m (128 bytes) by 32 or 64 n
-// (EpilogueColConfig). Two buffers per warpgroup: a
-// buffer is rewritten once the store that read it two sub-tiles ago has finished reading
-// (cp.async.bulk.wait_group.read), and the next tile's wgmmas start while the last stores drain.
+// TMA store (store_d_tma), when the tile shape has buffers for it (tile_epilogue_buffers), beta ==
+// 0, D's base and row stride are multiples of 16 bytes, and D is either not swapped, with a width that
+// is whole row sub-tiles (tile_has_tma_store: BN a multiple of 32), or swapped and 16-bit (the
+// launcher decides: Params::tma_store): each warpgroup writes its 64 x BN accumulators, times alpha
+// and converted to D's type, into shared memory one 64-row x 128-byte sub-tile at a time (under the
+// 128-byte swizzle, placed by partition_C of a swizzled smem view: conflict-free; 64-byte sub-tiles
+// under the 64-byte swizzle where BN's row of D is not a whole number of 128 bytes, e.g. 96 or 160
+// bf16 columns: epilogue_row_bytes), fences the async proxy, and one thread TMA-stores the
+// sub-tile, which clips at D's edges. A swapped plan's D is column-major as the kernel sees it: its
+// sub-tiles are MN-major, 64 m (128 bytes) by up to 64 n (EpilogueColConfig). Up to two buffers per
+// warpgroup: a buffer is rewritten once the store that read it that many sub-tiles ago has
+// finished reading (cp.async.bulk.wait_group.read), and the next tile's wgmmas start while the last
+// stores drain.
 //
 //   sD (64,(COLS,SUB)) -> partition_C of one warpgroup's atom: where each accumulator goes in a buffer
 //   cD = identity (M,N) -> local_tile<(64,COLS)>(cD, (BM/64)m+w, n*SUB + j): sub-tile j's TMA store coords
@@ -100,62 +101,83 @@ struct EpilogueConfig {
 
 // A swapped plan's D (EpilogueArgs::d_col: the kernel's m, the weights' index, is D's contiguous
 // mode), 16-bit: sub-tiles of 64 m (128 bytes, one 128-byte swizzle row) by kCols n, MN-major, n at
-// a pitch of 64 elements; kCols is 64 where it divides the tile's width, else 32 (the tiles that
-// have buffers are multiples of 32 wide), so that no box reaches into the next tile's columns. Its
-// element pairs are neighbours along n, 128 bytes apart here: each accumulator is one 2-byte store
-// (a warp's store covers four 16-byte chunks of four swizzled rows: no bank conflict).
-constexpr int epilogue_col_cols(int bn) { return bn % 64 == 0 ? 64 : 32; }
-constexpr SwizzleLayout epilogue_col_box(int bn, int elem_bytes) {
-  return tile_to_shape(gmma_atom(GmmaMajor::kMN, GmmaSwizzle::k128B, elem_bytes * 8), make_shape(64, epilogue_col_cols(bn)));
+// a pitch of 64 elements; kCols is the tile's (tile_col_store_cols: 64 or 32 where it divides the
+// width, else what one buffer holds). Sub-tile j covers the columns [start(j), start(j) + kCols):
+// where kCols does not divide the width, the last one ends at the tile's last column and stores
+// some columns of the one before again, the same values, so that no box reaches into the next
+// tile's columns. Its element pairs are neighbours along n, 128 bytes apart here: each accumulator
+// is one 2-byte store (a warp's store covers four 16-byte chunks of four swizzled rows: no bank
+// conflict).
+constexpr SwizzleLayout epilogue_col_box(int cols, int elem_bytes) {
+  return tile_to_shape(gmma_atom(GmmaMajor::kMN, GmmaSwizzle::k128B, elem_bytes * 8), make_shape(64, cols));
 }
-template <class T, int kBN>
+template <class T, int kBN, int kCols_>
 struct EpilogueColConfig {
   static_assert(sizeof(T) == 2, "a column-major D goes out by TMA in 16-bit types only (f32: direct stores)");
-  static constexpr int kCols = epilogue_col_cols(kBN);
-  static constexpr int kSubtiles = kBN / kCols;
-  static constexpr Tile kSubtile = make_tile(64, kCols);
-  static constexpr SwizzleLayout kBox = epilogue_col_box(kBN, int(sizeof(T)));
-  // The warpgroup's (64, kBN) tile seen through one buffer, m contiguous: sub-tile j's columns land
-  // on it (the sub-tile index has stride 0; the base picks the buffer).
-  static constexpr Layout kView = make_layout(make_shape(64, make_shape(kCols, kSubtiles)), make_stride(1, make_stride(64, 0)));
-  static constexpr TiledMMA kMma = make_tiled_mma(mma_atom_sm90_64xNx16(kBN));
+  static constexpr int kCols = kCols_;
+  static constexpr int kSubtiles = (kBN + kCols - 1) / kCols;
+  static constexpr int start(int j) { return j * kCols < kBN - kCols ? j * kCols : kBN - kCols; }
+  static constexpr SwizzleLayout kBox = epilogue_col_box(kCols, int(sizeof(T)));
+  // One sub-tile seen through its buffer, m contiguous (one sub-tile of its own width).
+  static constexpr Layout kView = make_layout(make_shape(64, make_shape(kCols, 1)), make_stride(1, make_stride(64, 0)));
+  // The sub-tile's MMA: partition_C of the warpgroup's whole tile lists the accumulators in
+  // column groups of 8 last, so sub-tile j's are that MMA's values from start(j) / 2 on, in its order
+  // (windows_agree checks it).
+  static constexpr TiledMMA kMma = make_tiled_mma(mma_atom_sm90_64xNx16(kCols));
   static constexpr int kValues = kCols / 2;  // accumulators of one sub-tile per thread
 
+  static constexpr bool windows_agree() {
+    TiledMMA const whole = make_tiled_mma(mma_atom_sm90_64xNx16(kBN));
+    Layout const all = whole.partition_C(make_layout(make_shape(64, kBN), make_stride(basis(0), basis(1)))).layout;
+    Layout const one = kMma.partition_C(make_layout(make_shape(64, kCols), make_stride(basis(0), basis(1)))).layout;
+    for (int j = 0; j < kSubtiles; ++j) {
+      if (start(j) % 8 != 0 || start(j) < 0) return false;
+      for (int q = 0; q < kValues; ++q) {
+        Coord<2> const c = crd2idx_flat<Coord<2>>(start(j) / 2 + q, all.shape, all.stride);
+        Coord<2> const d = crd2idx_flat<Coord<2>>(q, one.shape, one.stride);
+        if (c[0] != d[0] || c[1] != d[1] + start(j)) return false;
+      }
+    }
+    return start(kSubtiles - 1) + kCols == kBN;
+  }
   static constexpr bool valid() {
     // The launcher's map of a column-major D takes this box (make_tma_store_map): dimension 0 is m,
     // 64 of it, under the 128-byte swizzle (a D of 1000 x 300 at ldd 1008, as an example).
     TmaDesc const d = make_tma_desc(make_shape(1000, 300), make_shape(1, 1008), 2, kBox, make_shape(64, kCols));
-    return epilogue_layouts_agree(kMma, kBN, kCols, kView, kBox) && kBox.swizzle == gmma_swizzle(GmmaSwizzle::k128B, 16) &&
-           64 * kCols * 2 <= kEpiBufferBytes && d.mode_of_dim[0] == 0 && d.box_dim[0] == 64 && d.box_dim[1] == unsigned(kCols) &&
-           d.swizzle_bytes == 128;
+    return kCols % 8 == 0 && kCols <= kBN && epilogue_layouts_agree(kMma, kCols, kCols, kView, kBox) && windows_agree() &&
+           kBox.swizzle == gmma_swizzle(GmmaSwizzle::k128B, 16) && d.mode_of_dim[0] == 0 && d.box_dim[0] == 64 &&
+           d.box_dim[1] == unsigned(kCols) && d.swizzle_bytes == 128;
   }
   static_assert(valid());
 };
 
 // D = alpha * acc (beta == 0) for warpgroup w's rows of CTA tile (m, n), through the warpgroup's
-// buffers (`buffers`, `buffers_ptr`: the same bytes as a shared address and a pointer); `stores`
-// counts the warpgroup's TMA stores so far (each buffer is reused two stores later, once that store
-// has read it). The warpgroup's first thread issues and waits; named barrier 1 + w syncs the
-// warpgroup.
-template <class T, int kBN, int kConsumers, bool kCol = false, class Acc>
+// kBuffers buffers of kBufferBytes (`buffers`, `buffers_ptr`: the same bytes as a shared address and
+// a pointer), in row sub-tiles, or in column sub-tiles kColCols wide (kColCols > 0: a swapped plan's
+// D); `stores` counts the warpgroup's TMA stores so far (each buffer is reused kBuffers stores
+// later, once that store has read it). The warpgroup's first thread issues and waits; named barrier
+// 1 + w syncs the warpgroup.
+template <class T, int kBN, int kConsumers, int kBuffers, int kBufferBytes, int kColCols = 0, class Acc>
 __device__ __forceinline__ void store_d_tma(Params const& p, Acc const& acc, int m, int n, int w, int tid,
                                             SmemBuffer buffers, unsigned char* buffers_ptr, int& stores, float alpha) {
-  using E = std::conditional_t<kCol, EpilogueColConfig<T, kBN>, EpilogueConfig<T, kBN>>;
+  constexpr bool kCol = kColCols > 0;
+  using E = std::conditional_t<kCol, EpilogueColConfig<T, kBN, (kCol ? kColCols : 8)>, EpilogueConfig<T, kBN>>;
+  static_assert(64 * E::kCols * int(sizeof(T)) <= kBufferBytes, "a sub-tile fits its buffer");
   using P = typename Pair<T>::type;
   bool const leader = tid % 128 == 0;
   auto const cD = make_identity_tensor(p.ep.cd_shape);  // (M,N) -> (m,n)
 #pragma unroll
   for (int j = 0; j < E::kSubtiles; ++j) {
-    int const buf = stores % kEpiBuffers;
+    int const buf = stores % kBuffers;
     // The store that last read this buffer is done reading it.
-    if (leader) bulk_wait_group_read<kEpiBuffers - 1>();
+    if (leader) bulk_wait_group_read<kBuffers - 1>();
     named_barrier_sync(1 + w, 128);
     auto sD = make_tensor<E::kView>(SwizzledPtrEngine<T, E::kBox.swizzle>{
-        reinterpret_cast<T*>(buffers_ptr + buf * kEpiBufferBytes)});  // (64,(COLS,SUB)) -> buffer
-    auto tCsD = partition_C<E::kMma, Offsets::kTabulated>(sD, tid % 128);  // (2,2,BN/8): the accumulators' places
+        reinterpret_cast<T*>(buffers_ptr + buf * kBufferBytes)});  // (64,(COLS,SUB)) -> buffer
+    auto tCsD = partition_C<E::kMma, Offsets::kTabulated>(sD, tid % 128);  // the accumulators' places
     if constexpr (kCol) {
 #pragma unroll
-      for (int q = 0; q < E::kValues; ++q) tCsD(j * E::kValues + q) = from_f32<T>(alpha * acc(j * E::kValues + q));
+      for (int q = 0; q < E::kValues; ++q) tCsD(q) = from_f32<T>(alpha * acc(E::start(j) / 2 + q));
     } else {
 #pragma unroll
       for (int q = 0; q < E::kValues / 2; ++q) {
@@ -166,10 +188,14 @@ __device__ __forceinline__ void store_d_tma(Params const& p, Acc const& acc, int
     fence_proxy_async_shared_cta();  // generic-proxy writes -> the TMA engine's reads
     named_barrier_sync(1 + w, 128);
     if (leader) {
-      Coord<2> const c = local_tile<E::kSubtile>(cD, kConsumers * m + w, n * E::kSubtiles + j).base;  // (row, col)
       // The map's dimension 0 is D's contiguous mode: n, or m where D is column-major.
-      if constexpr (kCol) tma_store_2d(&p.tma_d, buffers.offset(unsigned(buf * kEpiBufferBytes)), int(c[0]), int(c[1]));
-      else tma_store_2d(&p.tma_d, buffers.offset(unsigned(buf * kEpiBufferBytes)), int(c[1]), int(c[0]));
+      if constexpr (kCol) {
+        Coord<2> const c = local_tile<make_tile(64, kBN)>(cD, kConsumers * m + w, n).base;  // the warpgroup's (row, col)
+        tma_store_2d(&p.tma_d, buffers.offset(unsigned(buf * kBufferBytes)), int(c[0]), int(c[1]) + E::start(j));
+      } else {
+        Coord<2> const c = local_tile<E::kSubtile>(cD, kConsumers * m + w, n * E::kSubtiles + j).base;  // (row, col)
+        tma_store_2d(&p.tma_d, buffers.offset(unsigned(buf * kBufferBytes)), int(c[1]), int(c[0]));
+      }
       bulk_commit_group();
     }
     ++stores;
@@ -233,20 +259,29 @@ __device__ __forceinline__ void store_tile(Params const& p, Smem<Cfg> const& sme
   ep.alpha = alpha;
   if constexpr (Cfg::T::kTmaStore) {
     if (p.tma_store) {
+      constexpr EpilogueBuffers kBuf = tile_epilogue_buffers(Cfg::T::kTileShape);
+      constexpr int kColCols = tile_col_store_cols(Cfg::T::kTileShape);
       SmemBuffer const buffers = smem.epilogue(w);
       unsigned char* const buffers_ptr = smem.epilogue_ptr(w);
       if (p.ep.d_col) {  // a swapped plan's D: 16-bit only (the launcher's make_tma_store_map)
-        if (p.out == DType::f16) store_d_tma<__half, kBN, kConsumers, true>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores, alpha);
-        else store_d_tma<__nv_bfloat16, kBN, kConsumers, true>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores, alpha);
+        if (p.out == DType::f16)
+          store_d_tma<__half, kBN, kConsumers, kBuf.count, kBuf.bytes, kColCols>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores, alpha);
+        else
+          store_d_tma<__nv_bfloat16, kBN, kConsumers, kBuf.count, kBuf.bytes, kColCols>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores,
+                                                                                         alpha);
         return;
       }
-      switch (p.out) {
-        case DType::f32: store_d_tma<float, kBN, kConsumers>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores, alpha); break;
-        case DType::f16: store_d_tma<__half, kBN, kConsumers>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores, alpha); break;
-        case DType::bf16: store_d_tma<__nv_bfloat16, kBN, kConsumers>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores, alpha); break;
-        default: break;  // D is never 8-bit (kernels/sm90/sm90.cu's check)
+      if constexpr (Cfg::T::kRowTmaStore) {  // else the launcher never sets tma_store for a D that is not swapped
+        switch (p.out) {
+          case DType::f32: store_d_tma<float, kBN, kConsumers, kBuf.count, kBuf.bytes>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores, alpha); break;
+          case DType::f16: store_d_tma<__half, kBN, kConsumers, kBuf.count, kBuf.bytes>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores, alpha); break;
+          case DType::bf16:
+            store_d_tma<__nv_bfloat16, kBN, kConsumers, kBuf.count, kBuf.bytes>(p, acc, m, n, w, tid, buffers, buffers_ptr, stores, alpha);
+            break;
+          default: break;  // D is never 8-bit (kernels/sm90/sm90.cu's check)
+        }
+        return;
       }
-      return;
     }
   }
   // 8-bit kernels: the indices unsigned (kernels/epilogue.cuh's store_d says why); the 16-bit

@@ -119,38 +119,43 @@ std::string operand_tma(void const* ptr, GmemShape const& g, CUtensorMap* map) {
 }
 
 // D's TMA map for the epilogue's boxes, or why the epilogue cannot store D with TMA (then it
-// stores straight from the registers): beta != 0 (C is read by the direct path), D is f32 and its
-// m is its contiguous mode (swapped; 16-bit D takes column boxes: EpilogueColConfig), or D's base
-// or row stride is not a multiple of 16 bytes. (Whether the tile shape has the TMA-store epilogue
-// at all is the caller's part: kernels/sm90/sm90.cu.) LOOM_SM90_COL_TMA_STORE=0 keeps a swapped
-// D on the direct stores (an experiment switch, read once).
-inline std::string make_tma_store_map(Args const& args, int bn, CUtensorMap* map) {
+// stores straight from the registers): tile shape t has no buffers for it, beta != 0 (C is read by
+// the direct path), D is swapped (its m is its contiguous mode) and f32 (16-bit D takes column
+// boxes: EpilogueColConfig), D is not swapped and t's rows are not whole store sub-tiles, or D's
+// base or row stride is not a multiple of 16 bytes. LOOM_SM90_COL_TMA_STORE=0 keeps a swapped D on
+// the direct stores, =rows on the tiles without row sub-tiles only (experiment switches, read once).
+inline std::string make_tma_store_map(Args const& args, TileShape t, CUtensorMap* map) {
 #if defined(__CUDA_ARCH__)
-  (void)args, (void)bn, (void)map;
+  (void)args, (void)t, (void)map;
   return {};
 #else
+  if (!tile_has_col_tma_store(t)) return "the tile has no room for store buffers";
   if (args.beta != 0.f) return "beta != 0";
   int const es = int(size_of(args.out));
   if (args.d_col) {
-    static bool const off = [] {
-      char const* env = std::getenv("LOOM_SM90_COL_TMA_STORE");
-      return env && std::string(env) == "0";
+    static std::string const env = [] {
+      char const* e = std::getenv("LOOM_SM90_COL_TMA_STORE");
+      return std::string(e ? e : "");
     }();
-    if (off) return "D is transposed (LOOM_SM90_COL_TMA_STORE=0)";
+    if (env == "0") return "D is transposed (LOOM_SM90_COL_TMA_STORE=0)";
+    if (env == "rows" && !tile_has_tma_store(t)) return "D is transposed (LOOM_SM90_COL_TMA_STORE=rows)";
     if (es != 2) return "D is transposed and f32";
     if (args.gd.stride[0] != 1) return "D's m is not contiguous";
     if (reinterpret_cast<std::uintptr_t>(args.d) % 16 != 0) return "D's base is not 16-byte aligned";
     if (args.gd.shape[1] > 1 && (args.gd.stride[1] * es) % 16 != 0) return "ldc is not a multiple of 16 bytes";
     TmaDesc d;
-    try {  // (m, n) with m contiguous: dimension 0 is m, 64 a box (EpilogueColConfig<T, bn>::kBox)
+    int const cols = tile_col_store_cols(t);
+    try {  // (m, n) with m contiguous: dimension 0 is m, 64 a box (EpilogueColConfig<T, bn, cols>::kBox)
       d = make_tma_desc(make_shape(args.gd.shape[0], args.gd.shape[1]),
-                        make_shape(1, args.gd.shape[1] > 1 ? args.gd.stride[1] : 64), es, epilogue_col_box(bn, es),
-                        make_shape(64, epilogue_col_cols(bn)));
+                        make_shape(1, args.gd.shape[1] > 1 ? args.gd.stride[1] : 64), es, epilogue_col_box(cols, es),
+                        make_shape(64, cols));
     } catch (LayoutError const& e) {
       return e.what();
     }
     return make_tma_copy(d, args.d, true, map);
   }
+  if (!tile_has_tma_store(t)) return "the tile's rows are not whole store boxes";
+  int const bn = t.bn;
   SwizzleLayout const box = epilogue_box(bn, es);  // EpilogueConfig<T, bn>::kBox
   int const cols = epilogue_row_bytes(bn, es) / es;
   if (reinterpret_cast<std::uintptr_t>(args.d) % 16 != 0) return "D's base is not 16-byte aligned";
@@ -222,7 +227,7 @@ cudaError_t fill_params(Args const& args, Schedule const& sched, Refusal* refusa
     if (refusal) refusal->tma = true, refusal->why = err;
     return cudaErrorInvalidValue;
   }
-  p->tma_store = Cfg::T::kTmaStore && make_tma_store_map(args, Cfg::kBN, &p->tma_d).empty();
+  p->tma_store = Cfg::T::kTmaStore && make_tma_store_map(args, Cfg::T::kTileShape, &p->tma_d).empty();
   p->shape_a = Coord<2>{{args.ga.shape[0], args.ga.shape[1]}};
   p->shape_b = Coord<2>{{args.gb.shape[0], args.gb.shape[1]}};
   p->ep = EpilogueArgs{args.c, args.d, Coord<2>{{args.gd.shape[0], args.gd.shape[1]}},

@@ -19,8 +19,8 @@ struct SharedStorage {
 
   unsigned char a[kStages][Cfg::A::kStageBytes];  // A's stages, (BM, 64) each
   unsigned char b[kStages][Cfg::B::kStageBytes];  // B's stages, (BN, 64) each
-  // The TMA-store epilogue's buffers: kEpiBuffers per consumer warpgroup (none without it; one
-  // byte keeps the array legal).
+  // The TMA-store epilogue's buffers: tile_epilogue_buffers' per consumer warpgroup (none without
+  // it; one byte keeps the array legal).
   unsigned char epilogue[kEpilogueBytes > 0 ? kEpilogueBytes : 1];
   std::uint64_t full[kStages];   // a stage's bytes have landed (the producer's expect_tx, TMA's complete_tx)
   std::uint64_t empty[kStages];  // every consumer of the cluster is done with a stage
@@ -41,10 +41,9 @@ struct Smem {
 
   __device__ __forceinline__ SmemBuffer a(int stage) const { return SmemBuffer{base + unsigned(offsetof(S, a) + stage * Cfg::A::kStageBytes)}; }
   __device__ __forceinline__ SmemBuffer b(int stage) const { return SmemBuffer{base + unsigned(offsetof(S, b) + stage * Cfg::B::kStageBytes)}; }
-  __device__ __forceinline__ SmemBuffer epilogue(int w) const {
-    return SmemBuffer{base + unsigned(offsetof(S, epilogue) + w * kEpiBuffers * kEpiBufferBytes)};
-  }
-  __device__ __forceinline__ unsigned char* epilogue_ptr(int w) const { return ptr->epilogue + w * kEpiBuffers * kEpiBufferBytes; }
+  static constexpr int kEpiStride = tile_epilogue_buffers(Cfg::T::kTileShape).count * tile_epilogue_buffers(Cfg::T::kTileShape).bytes;
+  __device__ __forceinline__ SmemBuffer epilogue(int w) const { return SmemBuffer{base + unsigned(offsetof(S, epilogue) + w * kEpiStride)}; }
+  __device__ __forceinline__ unsigned char* epilogue_ptr(int w) const { return ptr->epilogue + w * kEpiStride; }
   __device__ __forceinline__ Barrier full(int stage) const { return Barrier{base + unsigned(offsetof(S, full) + 8 * stage)}; }
   __device__ __forceinline__ Barrier empty(int stage) const { return Barrier{base + unsigned(offsetof(S, empty) + 8 * stage)}; }
   __device__ __forceinline__ Barrier start() const { return Barrier{base + unsigned(offsetof(S, start))}; }

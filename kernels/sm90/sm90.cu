@@ -15,8 +15,9 @@
 // aligned bases, leading dimensions multiples of 16 bytes), otherwise "sm80 (why)", the mma.sync
 // kernel, which takes any alignment, for 16-bit inputs, and "none (why)" for 8-bit ones, which only
 // the TMA path reads (loom::gemm refuses those cases before they launch). On the TMA path the
-// epilogue is "tma store" (a tile shape that has it, beta == 0, D unswapped, D's base and row stride
-// multiples of 16 bytes) or "direct store (why)", from the registers.
+// epilogue is "tma store" (a tile shape with buffers for it, beta == 0, D unswapped on a tile whose
+// rows are whole store boxes or swapped and 16-bit, D's base and row stride multiples of 16 bytes:
+// make_tma_store_map) or "direct store (why)", from the registers.
 //
 // 8-bit inputs (e4m3/e5m2, check() says which): the same plan, schedule (k tiles of 128 elements)
 // and kernel, instantiated per pair of input types and accumulation mode (launch_instance_fp8; the
@@ -547,9 +548,8 @@ std::string path(Problem const& p0, Operands const& ops0) {
   std::string why = r.why;
   if (why.empty()) why = tma_why(r);
   if (!why.empty()) return (loom::is_8bit(p.dtype) ? "none (" : "sm80 (") + why + ")";
-  std::string store = tile_has_tma_store(kTileShapes[r.plan.shape]) ? "" : "the tile is narrower than a store box";
   CUtensorMap d;
-  if (store.empty()) store = make_tma_store_map(r.args, int(r.sched.bn), &d);
+  std::string const store = make_tma_store_map(r.args, kTileShapes[r.plan.shape], &d);
   // The grouped order as the launch will take it, where the placement is measured already (path()
   // itself launches nothing).
   std::string order;

@@ -58,7 +58,8 @@ struct TileShape {
 // 132 SMs, where Loom's widths of 32 made 96 or 117, or 144 in two waves (seventh round). They
 // run one CTA per cluster (no multicast), so that an odd number of 128-row tiles (M = 384, 640)
 // does not pad a cluster, and only where the kernel's M is at least min_m. A width that is not a
-// multiple of 32 has no TMA store (tile_has_tma_store): its D goes out from the registers.
+// multiple of 32 stores an unswapped D from the registers, a swapped plan's 16-bit D by TMA in
+// column boxes (tile_epilogue_buffers).
 //
 // Indices 21 on are 128-row tiles on clusters of two CTAs along N, which share A's tile by
 // multicast (the names' _1x2): at M = 160-1024 the A and B panels every CTA streams from L2 bound
@@ -262,15 +263,46 @@ constexpr int tile_wg_atoms(TileShape t) { return t.wg_rows / 64; }  // wgmmas a
 constexpr int tile_consumer_regs(TileShape t) { return consumer_regs(tile_consumers(t)); }
 constexpr int tile_threads(TileShape t) { return 128 * (1 + tile_consumers(t)); }
 constexpr int tile_stage_bytes(TileShape t) { return (t.bm + t.bn) * kTileK * 2; }
-constexpr int tile_epilogue_bytes(TileShape t) {
-  return tile_has_tma_store(t) ? tile_consumers(t) * kEpiBuffers * kEpiBufferBytes : 0;
-}
-// As many stages as fit beside the epilogue's buffers, the barriers (2 x 16 + 1 of 8 bytes, and a
-// word per consumer) and 1 KB of alignment slack (kernels/sm90/shared_storage.cuh checks the sum).
-constexpr int tile_stages(TileShape t) {
-  int const s = (kSmemLimit - tile_epilogue_bytes(t) - 1024 - 512) / tile_stage_bytes(t);
+// As many stages as fit beside `reserved` bytes, the barriers (2 x 16 + 1 of 8 bytes, and a word per
+// consumer) and 1 KB of alignment slack (kernels/sm90/shared_storage.cuh checks the sum).
+constexpr int stages_beside(TileShape t, int reserved) {
+  int const s = (kSmemLimit - reserved - 1024 - 512) / tile_stage_bytes(t);
   return s < kMaxStages ? s : kMaxStages;
 }
+// The TMA-store epilogue's buffers, per consumer warpgroup: `count` of `bytes` each (0: no TMA store).
+// A tile whose rows are whole store sub-tiles (tile_has_tma_store) has kEpiBuffers of kEpiBufferBytes,
+// set aside before its stages are counted, and stores D by TMA either way round. Any other tile of
+// 64-row warpgroups stores only a swapped plan's D by TMA (column sub-tiles of 64 m by up to 64 n,
+// kernels/sm90/epilogue.cuh's EpilogueColConfig), in buffers cut from the shared memory its stages
+// leave, so that its ring keeps the depth it was measured with: two of 8 KB, one of 8 KB, or one of
+// the 1 KB multiples left (8 n columns each), at least 3 KB; none below (256x104_4x1's stages
+// leave 3 KB for four warpgroups). A column sub-tile is never wider than the tile.
+struct EpilogueBuffers {
+  int count = 0, bytes = 0;
+};
+constexpr EpilogueBuffers tile_epilogue_buffers(TileShape t) {
+  if (t.wg_rows != 64) return {};
+  if (tile_has_tma_store(t)) return {kEpiBuffers, kEpiBufferBytes};
+  int const widest = (t.bn < 64 ? t.bn : 64) * 128;  // a column sub-tile as wide as the tile, at most 64 n
+  int const left = (kSmemLimit - 1024 - 512 - stages_beside(t, 0) * tile_stage_bytes(t)) / tile_consumers(t) / 1024 * 1024;
+  if (left >= 2 * widest) return {2, widest};
+  if (left >= widest) return {1, widest};
+  if (left >= 3 * 1024) return {1, left};
+  return {};
+}
+// Whether the tile stores D by TMA at all: a swapped plan's, at least (tile_has_tma_store: any D).
+constexpr bool tile_has_col_tma_store(TileShape t) { return tile_epilogue_buffers(t).count > 0; }
+// The columns (n) of one column sub-tile: 64 or 32 where they divide the width (the tiles with row
+// sub-tiles, as measured before the others had buffers), else what one buffer holds.
+constexpr int tile_col_store_cols(TileShape t) {
+  if (tile_has_tma_store(t)) return t.bn % 64 == 0 ? 64 : 32;
+  return tile_epilogue_buffers(t).bytes / 128;
+}
+constexpr int tile_epilogue_bytes(TileShape t) {
+  EpilogueBuffers const b = tile_epilogue_buffers(t);
+  return tile_consumers(t) * b.count * b.bytes;
+}
+constexpr int tile_stages(TileShape t) { return stages_beside(t, tile_has_tma_store(t) ? tile_epilogue_bytes(t) : 0); }
 // wgmma groups (k tiles) a consumer warpgroup keeps in flight in the main loop without promotion
 // (kernels/sm90/mainloop.cuh's mma: 16-bit inputs, and 8-bit with fast accumulation): two keep the tensor pipe fed while the warpgroup releases a stage and
 // waits for the next, one hands each stage back a k tile sooner. Two only where the ring has six
