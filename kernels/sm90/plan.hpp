@@ -113,7 +113,17 @@ struct Machine {
   // since the kernel lost its end-of-launch cluster barrier, after which 64x64 whole measured
   // 18.7-19.5 µs at 128 x 4096 x 4096 against 20.1-20.8 for the 64x128 split 2 that 2.0 picked.
   double load_latency_us = 1.7;
-  double fixup_us = 1.0;
+  // The split-K fixup's fixed cost a round: the partials' round trip through L2, the counters'
+  // reset kernel and its launch. 1.0 (the H100 fit of 2026-11-23) picked 128-row split-2 plans
+  // where 64-row whole tiles on as many CTAs measured up to 21% faster at M = 1-80 on an H200.
+  // loom-sm90-fit --only=fixup_us over the H100 and H200 files gave 2.744 (regret on held-out H200
+  // timings at the ends of M 4.53% -> 2.40%); through gemm on an H200, the 58 picks it changed on a
+  // grid no fit saw (M = 8-384, N = 2560-6144, K = 2560-8192) ran 10% faster together, 49 faster
+  // and 4 slower by more than 2% (docs/tuning/sm90.md, thirtieth round). The 8-bit shares were
+  // fitted beside 1.0 (the H100's 8-bit timings; no 8-bit split has been timed since), so 8-bit
+  // plans keep it.
+  double fixup_us = 2.744;
+  double fixup_us_8bit = 1.0;
   double fixup_bw = 35e9;
   double wave_us = 4.0;
   double overlap_loss = 0.1;  // the share of the smaller of compute and memory time not hidden
@@ -247,7 +257,7 @@ inline double estimate_us(int shape, Schedule const& sc, std::int64_t m, std::in
     // Every split writes, the last reads all (the kernel reads one fewer with two splits; the
     // fitted terms count all).
     l2 += double(split) * partial * 2 * double(sc.splits);
-    fixup = double(sc.split_rounds()) * (mc.fixup_us + partial * double(sc.splits) / mc.fixup_bw * 1e6);
+    fixup = double(sc.split_rounds()) * ((in_bytes == 1 ? mc.fixup_us_8bit : mc.fixup_us) + partial * double(sc.splits) / mc.fixup_bw * 1e6);
   }
   // One SM streams at most sm_load_bw, and no more than its stages in flight per load latency: a
   // problem on few SMs cannot reach the DRAM bandwidth, and a small tile's shallow ring less so.
