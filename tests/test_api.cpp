@@ -381,6 +381,11 @@ TEST(ApiGpu, GraphReplaysMatchEagerCallsOnEveryPath) {
     std::size_t need = 0;
     ASSERT_TRUE(gemm_workspace_size(desc_of(p), &need).ok());
     DeviceBuffer ws_graph(need), ws_eager(need);
+    // The caller's workspace holds anything before a call (split-K's counters need no reset).
+    if (need > 0) {
+      ASSERT_EQ(cudaMemset(ws_graph.ptr, 0xab, need), cudaSuccess);
+      ASSERT_EQ(cudaMemset(ws_eager.ptr, 0x5c, need), cudaSuccess);
+    }
     cudaStream_t s = nullptr;
     ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
     float const alpha = float(p.alpha), beta = float(p.beta);
@@ -417,6 +422,11 @@ TEST(ApiGpu, GraphReplaysMatchEagerCallsOnEveryPath) {
       ASSERT_EQ(copy_in(buf.b, in.b), cudaSuccess);
       if (c) {
         ASSERT_EQ(copy_in(buf.c, in.c), cudaSuccess);
+      }
+      // Now and then the caller uses its workspaces for something else between calls.
+      if (need > 0 && replay % 10 == 5) {
+        ASSERT_EQ(cudaMemsetAsync(ws_graph.ptr, replay, need, s), cudaSuccess);
+        ASSERT_EQ(cudaMemsetAsync(ws_eager.ptr, 0xff - replay, need, s), cudaSuccess);
       }
       ASSERT_EQ(cudaGraphLaunch(exec, s), cudaSuccess);
       Status const e = gemm(desc_of(p), alpha, buf.a.data(), buf.b.data(), beta, c, eager.data(), ws_eager.ptr, need, s);

@@ -137,9 +137,11 @@ void run_case(Case const& c) {
   if (s.splits > 1) {
     std::size_t const counters = std::size_t(s.partial_bytes() + 255) / 256 * 256;
     CUDA_OK(cudaMalloc(&ws, counters + std::size_t(s.counter_bytes())));
-    CUDA_OK(cudaMemset(static_cast<unsigned char*>(ws) + counters, 0, std::size_t(s.counter_bytes())));
+    // Garbage in the counters: the launch's generation tells its arrivals from what they held.
+    CUDA_OK(cudaMemset(static_cast<unsigned char*>(ws) + counters, 0xab, std::size_t(s.counter_bytes())));
     args.partials = static_cast<float*>(ws);
-    args.arrivals = reinterpret_cast<unsigned*>(static_cast<unsigned char*>(ws) + counters);
+    args.arrivals = reinterpret_cast<unsigned long long*>(static_cast<unsigned char*>(ws) + counters);
+    args.generation = 0x1234567;
   }
   Refusal refusal;
   ASSERT_EQ(launch(c, args, s, &refusal), cudaSuccess) << refusal.why;

@@ -207,10 +207,10 @@ __device__ __forceinline__ void store_d_tma(Params const& p, Acc const& acc, int
 // D); the others return false. The sum's order is fixed whichever split is last, so D's bits do not
 // depend on timing: with two splits the last adds the other's partial to its own registers (fp32
 // addition commutes, so p0 + p1 and p1 + p0 are the same bits); with more it reads its own back too
-// and adds all of them from split 0 on. The counters start at zero: the launch zeroes them in a
-// kernel of its own just before (the workspace is the caller's, its contents unknown), and the
-// first thread waits for that kernel (griddepcontrol.wait) before its arrival, so the GEMM starts
-// while it runs; the counter also wraps to zero on the last arrival (atom.inc). Only the warpgroup's first thread fences, in its atomic: the named
+// and adds all of them from split 0 on. The workspace is the caller's, its contents unknown, and no
+// kernel resets the counters: each word is tagged with the launch's generation
+// (arrive_generation_acq_rel_gpu), so what it held counts as no arrival, and the last arrival
+// leaves it 0. Only the warpgroup's first thread fences, in its atomic: the named
 // barrier orders every thread's partial before that release, and that acquire before every
 // thread's reads (the memory model's cumulativity). Against a fence in every thread and both
 // partials read back, the two together measured 0.6-2.6 µs faster a launch on forced split plans
@@ -218,7 +218,8 @@ __device__ __forceinline__ void store_d_tma(Params const& p, Acc const& acc, int
 // warpgroup's word of shared memory.
 template <int kAccs, class Acc>
 __device__ __forceinline__ bool split_k_fixup(Acc& acc, float* slots, int slot_stride, int split, int splits,
-                                              unsigned* arrival, volatile int* verdict, int w, int tid) {
+                                              unsigned long long* arrival, unsigned long long generation, volatile int* verdict,
+                                              int w, int tid) {
   int const t = tid % 128;
   auto const slot = [&](int s) { return reinterpret_cast<float4*>(slots + std::size_t(s) * unsigned(slot_stride)); };
   float4* const mine = slot(split);
@@ -227,8 +228,7 @@ __device__ __forceinline__ bool split_k_fixup(Acc& acc, float* slots, int slot_s
     __stcg(mine + i * 128 + t, make_float4(acc.data[4 * i], acc.data[4 * i + 1], acc.data[4 * i + 2], acc.data[4 * i + 3]));
   named_barrier_sync(1 + w, 128);
   if (t == 0) {
-    griddepcontrol_wait();  // the launch's counter reset (zero_arrivals) has completed
-    *verdict = atomic_inc_acq_rel_gpu(arrival, unsigned(splits - 1)) == unsigned(splits - 1);
+    *verdict = arrive_generation_acq_rel_gpu(arrival, generation, unsigned(splits));
   }
   named_barrier_sync(1 + w, 128);
   if (!*verdict) return false;

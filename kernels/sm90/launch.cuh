@@ -44,8 +44,8 @@ struct Args {
   bool pair_d;
   bool d_col;          // D's m is contiguous (a swapped row-major D): column boxes or direct stores
   float* partials;     // split-K: Schedule::partial_bytes
-  unsigned* arrivals;  // split-K: Schedule::counter_bytes, zeroed by the kernel launched just before
-  bool after_reset;    // launch as that kernel's programmatic dependent (griddepcontrol)
+  unsigned long long* arrivals;   // split-K: Schedule::counter_bytes
+  unsigned long long generation;  // split-K: the launch's tag in them (next_generation)
   float const* scale_a = nullptr;  // 8-bit inputs: Params::scale_a, scale_b
   float const* scale_b = nullptr;
   DType type_a = DType::bf16, type_b = DType::bf16;  // A's and B's types (the 8-bit path's pair)
@@ -184,7 +184,7 @@ std::string tma_maps(Args const& args, CUtensorMap* a, CUtensorMap* b) {
 }
 
 template <class Cfg, WgmmaType kType, WgmmaType kTypeB = kType, bool kPromote = false, bool kBlock = false>
-cudaError_t launch_kernel(Params const& p, bool after_reset, cudaStream_t stream) {
+cudaError_t launch_kernel(Params const& p, cudaStream_t stream) {
   auto* kernel = gemm_sm90_kernel<Cfg, kType, kTypeB, kPromote, kBlock>;
   constexpr int kSmemBytes = SharedStorage<Cfg>::kSmemBytes;
   static std::atomic<std::uint64_t> attr_set{0};  // per device: kernels/per_device.hpp
@@ -194,16 +194,13 @@ cudaError_t launch_kernel(Params const& p, bool after_reset, cudaStream_t stream
       e != cudaSuccess)
     return e;
   cudaLaunchConfig_t cfg{};
-  cudaLaunchAttribute attrs[2];
+  cudaLaunchAttribute attrs[1];
   attrs[0].id = cudaLaunchAttributeClusterDimension;
   attrs[0].val.clusterDim.x = Cfg::kCluster;  // 1-D: rank r at (r % kClusterM, r / kClusterM)
   attrs[0].val.clusterDim.y = 1;
   attrs[0].val.clusterDim.z = 1;
-  // After the counter reset: start while it runs (the split-K fixup waits for it).
-  attrs[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attrs[1].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = attrs;
-  cfg.numAttrs = after_reset ? 2 : 1;
+  cfg.numAttrs = 1;
   cfg.gridDim = dim3(unsigned(Cfg::kCluster * p.sched.grid));  // the schedule's clusters
   cfg.blockDim = dim3(Cfg::kThreads);
   cfg.dynamicSmemBytes = kSmemBytes;
@@ -237,6 +234,7 @@ cudaError_t fill_params(Args const& args, Schedule const& sched, Refusal* refusa
   p->out = args.out;
   p->partials = args.partials;
   p->arrivals = args.arrivals;
+  p->generation = args.generation;
   p->scale_a = args.scale_a;
   p->scale_b = args.scale_b;
   if (args.block_scale) {
@@ -252,8 +250,8 @@ cudaError_t launch_instance(Args const& args, Schedule const& sched, bool bf16, 
   using Cfg = Config<TileConfig<kShape>, kAK, kBK>;
   Params p{};
   if (cudaError_t const e = fill_params<Cfg>(args, sched, refusal, &p); e != cudaSuccess) return e;
-  return bf16 ? launch_kernel<Cfg, WgmmaType::kBF16>(p, args.after_reset, stream)
-              : launch_kernel<Cfg, WgmmaType::kF16>(p, args.after_reset, stream);
+  return bf16 ? launch_kernel<Cfg, WgmmaType::kBF16>(p, stream)
+              : launch_kernel<Cfg, WgmmaType::kF16>(p, stream);
 }
 
 // 8-bit inputs: tile shape kShape with e4m3/e5m2 A (kTA) and B (kTB), both k-major, scaled by
@@ -276,8 +274,8 @@ cudaError_t launch_instance_fp8(Args const& args, Schedule const& sched, cudaStr
   Params p{};
   if (cudaError_t const e = fill_params<Cfg>(args, sched, refusal, &p); e != cudaSuccess) return e;
   if constexpr (kPromote && tile_takes_block_scales(Cfg::T::kTileShape))
-    if (args.block_scale) return launch_kernel<Cfg, kTA, kTB, true, true>(p, args.after_reset, stream);
-  return launch_kernel<Cfg, kTA, kTB, kPromote>(p, args.after_reset, stream);
+    if (args.block_scale) return launch_kernel<Cfg, kTA, kTB, true, true>(p, stream);
+  return launch_kernel<Cfg, kTA, kTB, kPromote>(p, stream);
 }
 
 template <int kShape, WgmmaType kTA, WgmmaType kTB, bool kPromote>

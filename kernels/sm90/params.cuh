@@ -22,7 +22,8 @@ struct Params {
   DType out;                  // D's type
   bool tma_store;             // the epilogue stores D with TMA (else straight from the registers)
   float* partials;            // split-K: Schedule::partial_bytes of fp32 partial tiles
-  unsigned* arrivals;         // split-K: one counter per slot, zero between launches
+  unsigned long long* arrivals;  // split-K: one counter word per slot (epilogue.cuh's split_k_fixup)
+  unsigned long long generation;  // split-K: this launch's tag in those words (1 to 2^48 - 1)
   // 8-bit inputs: the per-tensor scales of A and B (device pointers, read at the kernel's start, so
   // that a captured graph takes new ones): D = alpha sA sB A B. Unused for 16-bit inputs.
   float const* scale_a;

@@ -48,8 +48,7 @@
 //   tma_store_2d(tmap, SmemBuffer src, c0, c1), bulk_commit_group(), bulk_wait_group_read<N>(),
 //   tma_prefetch_descriptor(tmap)
 //   setmaxnreg_dec<R>(), setmaxnreg_inc<R>()                          (warpgroup-collective)
-//   named_barrier_sync(id, threads), atomic_inc_acq_rel_gpu(p, limit)
-//   griddepcontrol_launch_dependents(), griddepcontrol_wait()          (programmatic dependent launch)
+//   named_barrier_sync(id, threads), arrive_generation_acq_rel_gpu(p, generation, splits)
 //   sm_id(), global_timer_ns()                                         (special registers %smid, %globaltimer)
 #pragma once
 
@@ -435,39 +434,22 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
-// PTX ISA 9.7.13.5 "Parallel Synchronization and Communication Instructions: atom" (.inc with
-// .acq_rel at .gpu scope): *p = (*p >= limit) ? 0 : *p + 1, returning the old value. Its release
-// half publishes, by the memory model's cumulativity, the writes a barrier ordered before it (the
-// other threads' writes, after bar.sync); its acquire half makes the writes the other arrivals
-// published visible to the reads a barrier orders after it.
-__device__ __forceinline__ unsigned atomic_inc_acq_rel_gpu(unsigned* p, unsigned limit) {
-  unsigned old = 0;
+__device__ __forceinline__ bool arrive_generation_acq_rel_gpu(unsigned long long* p, unsigned long long generation, unsigned splits) {
 #if LOOM_SM90A_ENABLED
-  asm volatile("atom.acq_rel.gpu.global.inc.u32 %0, [%1], %2;\n" : "=r"(old) : "l"(p), "r"(limit) : "memory");
+  unsigned long long cur = *reinterpret_cast<unsigned long long volatile*>(p);
+  for (;;) {
+    unsigned long long const next = (cur >> 16) == generation ? cur + 1 : (generation << 16) | 1ull;
+    bool const last = (next & 0xffffull) == splits;
+    unsigned long long const want = last ? 0ull : next;
+    unsigned long long seen;
+    asm volatile("atom.acq_rel.gpu.global.cas.b64 %0, [%1], %2, %3;\n" : "=l"(seen) : "l"(p), "l"(cur), "l"(want) : "memory");
+    if (seen == cur) return last;
+    cur = seen;
+  }
 #else
-  (void)p, (void)limit;
+  (void)p, (void)generation, (void)splits;
   LOOM_SM90A_UNSUPPORTED();
-#endif
-  return old;
-}
-
-// PTX ISA "Parallel Synchronization and Communication Instructions: griddepcontrol". A grid
-// launched with programmatic stream serialization (cudaLaunchAttributeProgrammaticStreamSerialization)
-// may start once every CTA of the grid before it has run .launch_dependents (or exited);
-// .wait makes the executing thread wait until that prerequisite grid has completed and its memory
-// operations are visible. Without such a prerequisite .wait returns at once.
-__device__ __forceinline__ void griddepcontrol_launch_dependents() {
-#if LOOM_SM90A_ENABLED
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-#else
-  LOOM_SM90A_UNSUPPORTED();
-#endif
-}
-__device__ __forceinline__ void griddepcontrol_wait() {
-#if LOOM_SM90A_ENABLED
-  asm volatile("griddepcontrol.wait;\n" ::: "memory");
-#else
-  LOOM_SM90A_UNSUPPORTED();
+  return false;
 #endif
 }
 

@@ -123,7 +123,7 @@ struct Schedule {
   LOOM_HD constexpr std::int64_t slots() const { return split_ctas() * consumers; }
   LOOM_HD constexpr std::int64_t slot_floats() const { return wg_rows * bn; }
   LOOM_HD constexpr std::int64_t partial_bytes() const { return slots() * splits * slot_floats() * 4; }
-  LOOM_HD constexpr std::int64_t counter_bytes() const { return slots() * 4; }
+  LOOM_HD constexpr std::int64_t counter_bytes() const { return slots() * 8; }  // one 64-bit word a slot
 
   // Whether the kernel's 32-bit tile scheduler can walk it.
   constexpr bool fits_kernel() const {
