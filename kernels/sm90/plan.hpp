@@ -115,7 +115,7 @@ struct Machine {
   double load_latency_us = 1.7;
   // The split-K fixup's fixed cost a round: the partials' round trip through L2 (and, when this was
   // fitted, the counters' reset kernel and its launch, which the generation-tagged counters have
-  // since removed: 2.3-4.0 µs a split launch on an H200; not refitted). 1.0 (the H100 fit of 2026-11-23) picked 128-row split-2 plans
+  // since removed: 0.35-4.0 µs a split launch on an H200, medians by set; not refitted). 1.0 (the H100 fit of 2026-11-23) picked 128-row split-2 plans
   // where 64-row whole tiles on as many CTAs measured up to 21% faster at M = 1-80 on an H200.
   // loom-sm90-fit --only=fixup_us over the H100 and H200 files gave 2.744 (regret on held-out H200
   // timings at the ends of M 4.53% -> 2.40%); through gemm on an H200, the 58 picks it changed on a

@@ -34,8 +34,9 @@
 // synchronizes, so it can be captured in a CUDA graph. No kernel resets the counters: each launch
 // tags them with a generation of its own (next_generation; kernels/sm90/epilogue.cuh's
 // split_k_fixup), so a replay, or a workspace last used for something else, starts clean. Against
-// a reset kernel launched before the GEMM, that saved 2.3-4.0 µs (medians) a split launch on an
-// H200 (docs/tuning/sm90.md, thirtieth round).
+// the reset kernel launched before the GEMM that it replaced, a split launch on an H200 took 0.35-4.0
+// µs less (medians by set; with the reset, one problem's median moved 3 µs between sets:
+// docs/tuning/sm90.md, thirtieth round).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
