@@ -106,7 +106,7 @@ sweep=(--kernels="$kernel" --dtypes="$dtype" --layouts="$layout" --m="$m" --n="$
 # The row to profile: KERNEL's, or with --baseline the cuBLAS row loom-bench times beside it.
 row=$kernel
 # Every kernel of the one call (ncu stops at the NVTX range's end): cuBLAS's split-K launches two,
-# and so does a split sm90 plan (the workspace's counter reset, then the GEMM).
+# and so does an 8-bit sm90 call with an mn-major operand (its k-major copy, then the GEMM).
 launches=8
 if [[ $baseline == 1 ]]; then
   row=cublas
