@@ -224,8 +224,9 @@ constexpr int kLag = 1;
 // Cluster rows per group of the tile order (2, 4 and 16 measured slower; kernels/sm90/schedule.hpp).
 constexpr int kGroupM = 8;
 
-// The TMA-store epilogue stores sub-tiles of 128 bytes of a row: bn must hold whole ones of every
-// output type (64 bf16/f16, 32 f32). An mn-major B tile is loaded in 64-row blocks (the 128-byte
+// Whether the TMA-store epilogue takes a D that is not swapped (row sub-tiles), and so any D: it
+// stores sub-tiles of 128 bytes of a row, and bn must hold whole ones of every output type (64
+// bf16/f16, 32 f32). A swapped plan's D needs only buffers (tile_has_col_tma_store). An mn-major B tile is loaded in 64-row blocks (the 128-byte
 // swizzle's width), and the cluster's CTAs share them out, so each must get whole blocks.
 // A width of an odd number of 64-column sub-tiles stores in sub-tiles of 64 bytes (32 bf16/f16
 // columns, the 64-byte swizzle) instead (kernels/sm90/epilogue.cuh).
