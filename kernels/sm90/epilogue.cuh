@@ -16,8 +16,10 @@
 // finished reading (cp.async.bulk.wait_group.read), and the next tile's wgmmas start while the last
 // stores drain.
 //
-//   sD (64,(COLS,SUB)) -> partition_C of one warpgroup's atom: where each accumulator goes in a buffer
-//   cD = identity (M,N) -> local_tile<(64,COLS)>(cD, (BM/64)m+w, n*SUB + j): sub-tile j's TMA store coords
+//   rows:    sD (64,(COLS,SUB)) -> partition_C of one warpgroup's atom: where each accumulator goes in a buffer
+//            cD = identity (M,N) -> local_tile<(64,COLS)>(cD, (BM/64)m+w, n*SUB + j): sub-tile j's TMA store coords
+//   columns: sD (64,(COLS,1)) -> partition_C of a 64 x COLS atom: accumulators start(j)/2 on
+//            cD -> local_tile<(64,BN)>(cD, (BM/64)m+w, n), plus start(j) columns: sub-tile j's coords
 //
 // Direct store: kernels/epilogue.cuh's store_d, mD (M,N) -> local_tile<(BM,BN)>(mD, m, n) ->
 // partition_C, reading C where beta != 0 (column-major D, a swapped plan's: one element a store).
@@ -173,7 +175,7 @@ __device__ __forceinline__ void store_d_tma(Params const& p, Acc const& acc, int
     if (leader) bulk_wait_group_read<kBuffers - 1>();
     named_barrier_sync(1 + w, 128);
     auto sD = make_tensor<E::kView>(SwizzledPtrEngine<T, E::kBox.swizzle>{
-        reinterpret_cast<T*>(buffers_ptr + buf * kBufferBytes)});  // (64,(COLS,SUB)) -> buffer
+        reinterpret_cast<T*>(buffers_ptr + buf * kBufferBytes)});  // (64,(COLS,SUB)), or (64,(COLS,1)) for columns -> buffer
     auto tCsD = partition_C<E::kMma, Offsets::kTabulated>(sD, tid % 128);  // the accumulators' places
     if constexpr (kCol) {
 #pragma unroll

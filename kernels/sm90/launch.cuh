@@ -129,7 +129,7 @@ inline std::string make_tma_store_map(Args const& args, TileShape t, CUtensorMap
   (void)args, (void)t, (void)map;
   return {};
 #else
-  if (!tile_has_col_tma_store(t)) return "the tile has no room for store buffers";
+  if (!tile_has_col_tma_store(t)) return "the tile has no store buffers";
   if (args.beta != 0.f) return "beta != 0";
   int const es = int(size_of(args.out));
   if (args.d_col) {

@@ -41,7 +41,7 @@ struct Smem {
 
   __device__ __forceinline__ SmemBuffer a(int stage) const { return SmemBuffer{base + unsigned(offsetof(S, a) + stage * Cfg::A::kStageBytes)}; }
   __device__ __forceinline__ SmemBuffer b(int stage) const { return SmemBuffer{base + unsigned(offsetof(S, b) + stage * Cfg::B::kStageBytes)}; }
-  static constexpr int kEpiStride = tile_epilogue_buffers(Cfg::T::kTileShape).count * tile_epilogue_buffers(Cfg::T::kTileShape).bytes;
+  static constexpr int kEpiStride = S::kEpilogueBytes / Cfg::kConsumers;  // one warpgroup's buffers
   __device__ __forceinline__ SmemBuffer epilogue(int w) const { return SmemBuffer{base + unsigned(offsetof(S, epilogue) + w * kEpiStride)}; }
   __device__ __forceinline__ unsigned char* epilogue_ptr(int w) const { return ptr->epilogue + w * kEpiStride; }
   __device__ __forceinline__ Barrier full(int stage) const { return Barrier{base + unsigned(offsetof(S, full) + 8 * stage)}; }

@@ -195,7 +195,8 @@ constexpr int k_tile_of(int in_bytes) { return 128 / in_bytes; }
 constexpr int kMaxStages = 16;
 constexpr int kSmemLimit = 227 * 1024;  // dynamic shared memory a CTA may have on sm_90
 // The TMA-store epilogue stages D through shared memory in sub-tiles of 64 rows x 128 bytes,
-// double-buffered per consumer warpgroup.
+// double-buffered per consumer warpgroup, where the width is whole row sub-tiles; the other tiles'
+// buffers are what their stages leave (tile_epilogue_buffers).
 constexpr int kEpiBuffers = 2, kEpiBufferBytes = 64 * 128;
 
 // Register budgets per role (setmaxnreg): the consumers hold up to 128 fp32 accumulators a thread.
