@@ -220,6 +220,8 @@ cudaError_t fill_params(Args const& args, Schedule const& sched, Refusal* refusa
   if (!sched.fits_kernel()) return fail("sm90: too many tiles for the kernel's 32-bit tile scheduler");
   if (sched.splits > 1 && (args.partials == nullptr || args.arrivals == nullptr))
     return fail("sm90: a split schedule without its workspace");
+  // A counter word counts a tile's arrivals in its low 16 bits (arrive_generation_acq_rel_gpu).
+  if (sched.splits > 0xffff) return fail("sm90: more than 65535 splits of one tile");
   if (std::string const err = operand_maps<Cfg>(args, &p->tma_a, &p->tma_b); !err.empty()) {
     if (refusal) refusal->tma = true, refusal->why = err;
     return cudaErrorInvalidValue;
