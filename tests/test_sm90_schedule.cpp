@@ -42,8 +42,13 @@ void walk(Schedule const& s, std::string const& what, unsigned char const* gpc =
   std::map<int, std::set<int>> named_splits;
   for (int c = 0; c < sched.grid; ++c) {
     std::int64_t taken = 0, taken_k = 0;
+    bool waited = false;  // the cluster ran a split unit that may wait for its peers (the fixed finisher)
     for (int u = sched.first(c); u < sched.units; u += sched.step()) {
       ++taken;
+      // A split that waits for its peers must be its cluster's last unit: else a peer could wait on
+      // a unit of this cluster that the wait holds up (split_k_fixup).
+      ASSERT_FALSE(waited) << "cluster " << c << " runs unit " << u << " after a split unit that waits";
+      waited = sched.finisher != 0 && sched.work(u, 0).splits > 1;
       for (unsigned rank = 0; rank < unsigned(sched.cluster_m * sched.cluster_n); ++rank) {
         TileScheduler::Work const w = sched.work(u, rank);
         if (s.stream && u >= s.split_from) {
@@ -250,6 +255,27 @@ TEST(Sm90Schedule, TheTailSplitsOnlyTheLastWave) {
   Schedule const small = make_schedule(kTileShapes[1], 256, 4096, 4096, 2, true, 66);
   EXPECT_EQ(small.split_from, 0);
   EXPECT_EQ(small.units, small.cluster_tiles() * 2);
+}
+
+TEST(Sm90Schedule, OnlyLastUnitsWaitForTheirPeers) {
+  // One round of split units: the last split of each tile waits for the others' flags.
+  Schedule const one = make_schedule(kTileShapes[1], 256, 4096, 4096, 2, false, 66);  // 32 tiles x 2 = 64 units
+  EXPECT_TRUE(one.finisher_waits());
+  EXPECT_EQ(TileScheduler(one).finisher, 1);
+  EXPECT_EQ(one.counter_bytes(), one.slots() * 2 * 8);  // a word a split and slot
+  walk(one, "256x4096x4096 128x128 split 2");
+  // Two rounds of split units (and the tail's whole waves before them): the counter.
+  Schedule const two = make_schedule(kTileShapes[0], 1024, 14336, 4096, 3, true, 66);
+  EXPECT_FALSE(two.finisher_waits());
+  EXPECT_EQ(TileScheduler(two).finisher, 0);
+  // A tail whose split units fit one round, after whole waves: each is its cluster's last.
+  Schedule const tail = make_schedule(kTileShapes[0], 1024, 9216, 4096, 2, true, 66);  // 132 whole, 12 x 2 split
+  EXPECT_EQ(tail.split_rounds(), 1);
+  EXPECT_TRUE(tail.finisher_waits());
+  walk(tail, "1024x9216x4096 128x256 tail 2");
+  // Stream-K and whole plans never wait.
+  EXPECT_FALSE(make_schedule(kTileShapes[1], 256, 4096, 4096, 1, false, 66, true).finisher_waits());
+  EXPECT_FALSE(make_schedule(kTileShapes[1], 256, 4096, 4096, 1, false, 66).finisher_waits());
 }
 
 TEST(Sm90Schedule, SplitsAreClampedToTheKTiles) {

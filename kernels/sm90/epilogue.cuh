@@ -204,27 +204,66 @@ __device__ __forceinline__ void store_d_tma(Params const& p, Acc const& acc, int
   }
 }
 
-// Split-K: the warpgroup's partial tile goes to its slot of the workspace; the split that arrives
-// last on the slot's counter sums the partials in split order into acc and returns true (it stores
-// D); the others return false. The sum's order is fixed whichever split is last, so D's bits do not
-// depend on timing: with two splits the last adds the other's partial to its own registers (fp32
-// addition commutes, so p0 + p1 and p1 + p0 are the same bits); with more it reads its own back too
-// and adds all of them from split 0 on. The workspace is the caller's, its contents unknown, and no
-// kernel resets the counters: each word is tagged with the launch's generation
-// (arrive_generation_acq_rel_gpu), so what it held counts as no arrival, and the last arrival
-// leaves it 0. Only the warpgroup's first thread fences, in its atomic: the named
-// barrier orders every thread's partial before that release, and that acquire before every
-// thread's reads (the memory model's cumulativity). Against a fence in every thread and both
-// partials read back, the two together measured 0.6-2.6 µs faster a launch on forced split plans
-// (docs/tuning/sm90.md). `slots`: the slot's first partial (split 0's), `verdict`: the
-// warpgroup's word of shared memory.
+// Split-K: the warpgroup's partial tile goes to its slot of the workspace, and one split sums the
+// partials into acc and returns true (it stores D); the others return false. In either of two ways,
+// the schedule's (TileScheduler::finisher):
+// - A fixed finisher, where every split unit is the last its cluster runs (Schedule::finisher_waits):
+//   the tile's last split never writes its partial. Each other split writes its own and raises its
+//   flag (words[s] = the launch's generation, a release); the last split waits for every flag (an
+//   acquire), adds the partials to its registers in split order (own + p0 + p1 + ...), and lowers
+//   the flags to 0, so that a graph's replay (the same generation) waits again. Its path from its
+//   main loop to its store is a flag's round trip and a read of the partials. No wait can close a
+//   cycle: a split waits only for peers whose units are their clusters' last, and those wait for
+//   nothing. Against the counter on an H200, split plans at M = 8-192 ran 7.8% faster together
+//   (41 rows, none slower by 2%; docs/tuning/sm90.md, thirty-first round).
+// - The arrival counter elsewhere (several rounds of split units, where a split waiting for a peer
+//   could hold up its own cluster's next unit that another peer waits on; stream-K): every split
+//   writes its partial and arrives on words[0], and the split that arrives last sums. Its order is
+//   fixed whichever split that is, so D's bits do not depend on timing: with two splits the last
+//   adds the other's partial to its own registers (fp32 addition commutes, so p0 + p1 and p1 + p0
+//   are the same bits); with more it reads its own back too and adds all of them from split 0 on.
+//   No kernel resets the counters: each word is tagged with the launch's generation
+//   (arrive_generation_acq_rel_gpu), so what it held counts as no arrival, and the last arrival
+//   leaves it 0. Only the warpgroup's first thread fences, in its atomic: the named barrier orders
+//   every thread's partial before that release, and that acquire before every thread's reads (the
+//   memory model's cumulativity). Against a fence in every thread and both partials read back, the
+//   two together measured 0.6-2.6 µs faster a launch on forced split plans (docs/tuning/sm90.md).
+// The workspace is the caller's, its contents unknown: a flag matches the generation by a 2^-48
+// chance at most. `slots`: the slot's first partial (split 0's); `words`: the slot's splits words;
+// `verdict`: the warpgroup's word of shared memory.
 template <int kAccs, class Acc>
 __device__ __forceinline__ bool split_k_fixup(Acc& acc, float* slots, int slot_stride, int split, int splits,
-                                              unsigned long long* arrival, unsigned long long generation, volatile int* verdict,
-                                              int w, int tid) {
+                                              unsigned long long* words, unsigned long long generation, volatile int* verdict,
+                                              int w, int tid, bool finisher) {
   int const t = tid % 128;
   auto const slot = [&](int s) { return reinterpret_cast<float4*>(slots + std::size_t(s) * unsigned(slot_stride)); };
   float4* const mine = slot(split);
+  if (finisher) {
+    if (split != splits - 1) {
+#pragma unroll
+      for (int i = 0; i < kAccs / 4; ++i)
+        __stcg(mine + i * 128 + t, make_float4(acc.data[4 * i], acc.data[4 * i + 1], acc.data[4 * i + 2], acc.data[4 * i + 3]));
+      named_barrier_sync(1 + w, 128);
+      if (t == 0) store_release_gpu(words + split, generation);
+      return false;
+    }
+    if (t == 0)
+      for (int s = 0; s < splits - 1; ++s) wait_acquire_gpu(words + s, generation);
+    named_barrier_sync(1 + w, 128);
+    // own + p0 + p1 + ..., in that order every time; one split's loads all issued before its adds.
+    for (int s = 0; s < splits - 1; ++s) {
+      float4 const* const part = slot(s);
+#pragma unroll
+      for (int i = 0; i < kAccs / 4; ++i) {
+        float4 const v = __ldcg(part + i * 128 + t);
+        acc.data[4 * i] += v.x, acc.data[4 * i + 1] += v.y, acc.data[4 * i + 2] += v.z, acc.data[4 * i + 3] += v.w;
+      }
+    }
+    if (t == 0)
+      for (int s = 0; s < splits - 1; ++s) words[s] = 0;  // the next launch starts after this one ends
+    return true;
+  }
+  unsigned long long* const arrival = words;
 #pragma unroll
   for (int i = 0; i < kAccs / 4; ++i)
     __stcg(mine + i * 128 + t, make_float4(acc.data[4 * i], acc.data[4 * i + 1], acc.data[4 * i + 2], acc.data[4 * i + 3]));

@@ -122,7 +122,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) gemm_sm90_kernel(__grid_cons
     if (wk.splits > 1) {
       std::size_t const slot = sched.slot(wk, rank, w);
       if (!split_k_fixup<Cfg::kAccs>(acc, p.partials + sched.partial(slot, 0), sched.slot_floats, wk.split, wk.splits,
-                                     p.arrivals + slot, p.generation, smem.verdict(w), w, tid - 128))
+                                     p.arrivals + slot * unsigned(sched.splits), p.generation, smem.verdict(w), w,
+                                     tid - 128, sched.finisher != 0))
         continue;
     }
     // 8-bit inputs: the tensor scales join alpha here, once the splits are summed (the sum is

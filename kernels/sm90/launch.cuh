@@ -232,6 +232,13 @@ cudaError_t fill_params(Args const& args, Schedule const& sched, Refusal* refusa
   p->ep = EpilogueArgs{args.c, args.d, Coord<2>{{args.gd.shape[0], args.gd.shape[1]}},
                        args.d_col ? args.gd.stride[1] : args.gd.stride[0], args.alpha, args.beta, args.pair_d, args.d_col};
   p->sched = TileScheduler(sched);
+  // LOOM_SM90_SPLIT_FIXUP=counter: every split plan sums on the arrival counter, as before the fixed
+  // finisher (the A/B's baseline; kernels/sm90/epilogue.cuh's split_k_fixup).
+  static bool const counter_only = [] {
+    char const* e = std::getenv("LOOM_SM90_SPLIT_FIXUP");
+    return e != nullptr && std::string(e) == "counter";
+  }();
+  if (counter_only) p->sched.finisher = 0;
   group_by_gpc(p->sched, args.slot_gpc, args.slot_count);
   p->out = args.out;
   p->partials = args.partials;

@@ -49,6 +49,7 @@
 //   tma_prefetch_descriptor(tmap)
 //   setmaxnreg_dec<R>(), setmaxnreg_inc<R>()                          (warpgroup-collective)
 //   named_barrier_sync(id, threads), arrive_generation_acq_rel_gpu(p, generation, splits)
+//   store_release_gpu(p, v), wait_acquire_gpu(p, v)                   (a flag: st.release, spin on ld.acquire)
 //   sm_id(), global_timer_ns()                                         (special registers %smid, %globaltimer)
 #pragma once
 
@@ -450,6 +451,35 @@ __device__ __forceinline__ bool arrive_generation_acq_rel_gpu(unsigned long long
   (void)p, (void)generation, (void)splits;
   LOOM_SM90A_UNSUPPORTED();
   return false;
+#endif
+}
+
+// A flag between the CTAs of a grid: st.release.gpu.global.u64 (9.7.9.8 "st") writes v after every
+// write this thread has observed (a named barrier before it makes the warpgroup's writes observed);
+// wait_acquire_gpu spins on ld.acquire.gpu.global.u64 (9.7.9.7 "ld") until the word holds v, after
+// which the writes released before v are visible to this thread and, through a barrier, to the
+// threads it synchronizes with (8.4 "Memory consistency model": release and acquire patterns,
+// cumulativity). The spin stops the warp with `brkpt` after about 2^36 cycles, as mbarrier_wait does.
+__device__ __forceinline__ void store_release_gpu(unsigned long long* p, unsigned long long v) {
+#if LOOM_SM90A_ENABLED
+  asm volatile("st.release.gpu.global.u64 [%0], %1;\n" ::"l"(p), "l"(v) : "memory");
+#else
+  (void)p, (void)v;
+  LOOM_SM90A_UNSUPPORTED();
+#endif
+}
+__device__ __forceinline__ void wait_acquire_gpu(unsigned long long* p, unsigned long long v) {
+#if LOOM_SM90A_ENABLED
+  long long const start = clock64();
+  for (;;) {
+    unsigned long long seen;
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\n" : "=l"(seen) : "l"(p) : "memory");
+    if (seen == v) return;
+    if (clock64() - start > (1ll << 36)) asm volatile("brkpt;");
+  }
+#else
+  (void)p, (void)v;
+  LOOM_SM90A_UNSUPPORTED();
 #endif
 }
 

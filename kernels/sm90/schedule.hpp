@@ -123,7 +123,13 @@ struct Schedule {
   LOOM_HD constexpr std::int64_t slots() const { return split_ctas() * consumers; }
   LOOM_HD constexpr std::int64_t slot_floats() const { return wg_rows * bn; }
   LOOM_HD constexpr std::int64_t partial_bytes() const { return slots() * splits * slot_floats() * 4; }
-  LOOM_HD constexpr std::int64_t counter_bytes() const { return slots() * 8; }  // one 64-bit word a slot
+  // Split-K's words: splits a slot, 64 bits each (the arrival counter takes the first, the fixed
+  // finisher's flags the first splits - 1: split_k_fixup).
+  LOOM_HD constexpr std::int64_t counter_bytes() const { return slots() * splits * 8; }
+  // Whether each split unit is the last its cluster runs (one round of split units, after any
+  // whole ones): then a split may wait for its peers without anything waiting on it in turn, and the
+  // last split of each tile sums the others' partials as they land (split_k_fixup's fixed finisher).
+  LOOM_HD constexpr bool finisher_waits() const { return splits > 1 && !stream && units - split_from <= grid; }
 
   // Whether the kernel's 32-bit tile scheduler can walk it.
   constexpr bool fits_kernel() const {
@@ -208,16 +214,17 @@ struct TileScheduler {
   int cluster_m, cluster_n, tiles_m, cluster_rows, tiles_n, cluster_cols, k_tiles, splits, split_from, units, grid,
       consumers, slot_floats;
   int stream_iters;  // stream-K: the split cluster tiles' k tiles (0: no stream-K)
+  int finisher;      // Schedule::finisher_waits: the last split of a tile sums (else the last to arrive)
   // Cluster c < slots runs unit slot_unit[c] (group_by_gpc); slots == 0: cluster c runs unit c.
   int slots = 0;
-  unsigned short slot_unit[kMaxSlots];
+  unsigned short slot_unit[kMaxSlots] = {};
 
   TileScheduler() = default;
   LOOM_HD explicit TileScheduler(Schedule const& s)
       : cluster_m(int(s.cluster_m)), cluster_n(int(s.cluster_n)), tiles_m(int(s.tiles_m)),
         cluster_rows(int(s.cluster_rows)), tiles_n(int(s.tiles_n)), cluster_cols(int(s.cluster_cols)), k_tiles(int(s.k_tiles)), splits(int(s.splits)), split_from(int(s.split_from)), units(int(s.units)),
         grid(int(s.grid)), consumers(int(s.consumers)), slot_floats(int(s.slot_floats())),
-        stream_iters(s.stream ? int(s.stream_iters) : 0) {}
+        stream_iters(s.stream ? int(s.stream_iters) : 0), finisher(s.finisher_waits() ? 1 : 0) {}
 
   struct Work {
     int tile;                           // the cluster tile
