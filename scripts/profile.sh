@@ -106,8 +106,11 @@ sweep=(--kernels="$kernel" --dtypes="$dtype" --layouts="$layout" --m="$m" --n="$
 # The row to profile: KERNEL's, or with --baseline the cuBLAS row loom-bench times beside it.
 row=$kernel
 # Every kernel of the one call (ncu stops at the NVTX range's end): cuBLAS's split-K launches two,
-# and so does an 8-bit sm90 call with an mn-major operand (its k-major copy, then the GEMM).
-launches=8
+# and so does an 8-bit sm90 call with an mn-major operand (its k-major copy, then the GEMM). The
+# process's first sm90 call also measures the GPCs with up to nine launches of placement_probe
+# before its own (kernels/sm90/sm90.cu); with 8 here they took every slot and the GEMM went
+# unprofiled. ncu_summary.py leaves the probes out of the summary.
+launches=16
 if [[ $baseline == 1 ]]; then
   row=cublas
   sweep+=(--providers=cublas)

@@ -40,6 +40,21 @@ grep -qF "DRAM: 1,663.4 GB/s achieved (read 0.035 GB, write 0.002 GB), 49.8% of 
 sed -i 's/"1,280"/""/' "$tmp/raw2.csv"
 out=$("$py" "$root/scripts/ncu_summary.py" "$tmp/raw2.csv" --case gemm --op gemm)
 grep -qF "49.8% of peak" <<<"$out" || { echo "FAIL: the read and write shares: $(grep DRAM <<<"$out")"; fails=$((fails + 1)); }
+# sm90's one-time GPC probes in the range: left out and counted; a profile of probes alone fails.
+cat >"$tmp/raw3.csv" <<'CSV'
+"ID","Kernel Name","gpu__time_duration.sum"
+"","","nsecond"
+"0","(anonymous namespace)::placement_probe(unsigned int *, unsigned long long)","202,000"
+"1","(anonymous namespace)::placement_probe(unsigned int *, unsigned long long)","201,000"
+"2","void loom::sm90::gemm_sm90_kernel<Cfg>(loom::sm90::Params)","9,000"
+CSV
+out=$("$py" "$root/scripts/ncu_summary.py" "$tmp/raw3.csv" --case gemm --op gemm) || { echo "FAIL: exit status on raw3"; fails=$((fails + 1)); }
+grep -qF "(1 kernel(s); 2 launches of sm90's one-time GPC probe left out)" <<<"$out" && grep -qF "duration: 9.0 us" <<<"$out" &&
+  ! grep -qF "placement_probe" <<<"$out" || { echo "FAIL: the probes: $out"; fails=$((fails + 1)); }
+sed -i '/gemm_sm90_kernel/d' "$tmp/raw3.csv"
+if "$py" "$root/scripts/ncu_summary.py" "$tmp/raw3.csv" --case gemm --op gemm >/dev/null 2>&1; then
+  echo "FAIL: a profile of the probes alone exits 0"; fails=$((fails + 1))
+fi
 if "$py" "$root/scripts/ncu_summary.py" "$tmp/missing.csv" 2>/dev/null; then
   echo "FAIL: a missing file exits 0"; fails=$((fails + 1))
 fi
