@@ -40,6 +40,7 @@ void walk(Schedule const& s, std::string const& what, unsigned char const* gpc =
   // Stream-K: per split cluster tile, the contributors' (split, k range), and the splits they name.
   std::map<int, std::map<int, std::pair<int, int>>> pieces;
   std::map<int, std::set<int>> named_splits;
+  std::map<int, std::map<int, int>> split_cluster;  // split tile -> split -> the cluster that runs it
   for (int c = 0; c < sched.grid; ++c) {
     std::int64_t taken = 0, taken_k = 0;
     bool waited = false;  // the cluster ran a split unit that may wait for its peers (the fixed finisher)
@@ -49,6 +50,7 @@ void walk(Schedule const& s, std::string const& what, unsigned char const* gpc =
       // a unit of this cluster that the wait holds up (split_k_fixup).
       ASSERT_FALSE(waited) << "cluster " << c << " runs unit " << u << " after a split unit that waits";
       waited = sched.finisher != 0 && sched.work(u, 0).splits > 1;
+      if (waited) split_cluster[sched.work(u, 0).tile][sched.work(u, 0).split] = c;
       for (unsigned rank = 0; rank < unsigned(sched.cluster_m * sched.cluster_n); ++rank) {
         TileScheduler::Work const w = sched.work(u, rank);
         if (s.stream && u >= s.split_from) {
@@ -86,6 +88,15 @@ void walk(Schedule const& s, std::string const& what, unsigned char const* gpc =
     }
     busiest = std::max(busiest, taken);
     busiest_k = std::max(busiest_k, taken_k);
+  }
+  // The fixed finisher (the last split) runs on a later cluster than every peer it waits for.
+  for (auto const& [tile, clusters] : split_cluster) {
+    ASSERT_EQ(int(clusters.size()), s.splits) << "tile " << tile;
+    int const finisher = clusters.rbegin()->second;
+    for (auto const& [split, c] : clusters)
+      if (split != s.splits - 1) {
+        ASSERT_LT(c, finisher) << "tile " << tile << " split " << split;
+      }
   }
   // Stream-K: each split tile's contributors are splits 0..S-1, all naming S, in k order.
   for (auto const& [tile, parts] : pieces) {
@@ -264,6 +275,13 @@ TEST(Sm90Schedule, OnlyLastUnitsWaitForTheirPeers) {
   EXPECT_EQ(TileScheduler(one).finisher, 1);
   EXPECT_EQ(one.counter_bytes(), one.slots() * 2 * 8);  // a word a split and slot
   walk(one, "256x4096x4096 128x128 split 2");
+  // The readers grouped by GPC: the order no longer runs each peer first, so the counter sums.
+  Schedule const grouped = make_schedule(kTileShapes[1], 512, 2048, 4096, 2, false, 66);  // 2 x 16 tiles x 2
+  ASSERT_TRUE(grouped.finisher_waits());
+  TileScheduler g(grouped);
+  ASSERT_TRUE(group_by_gpc(g, kH100Pairs, 66));
+  EXPECT_EQ(g.finisher, 0);
+  walk(grouped, "512x2048x4096 128x128 split 2, grouped by GPC", kH100Pairs, 66);
   // Two rounds of split units (and the tail's whole waves before them): the counter.
   Schedule const two = make_schedule(kTileShapes[0], 1024, 14336, 4096, 3, true, 66);
   EXPECT_FALSE(two.finisher_waits());

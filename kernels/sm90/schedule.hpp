@@ -129,6 +129,7 @@ struct Schedule {
   // Whether each split unit is the last its cluster runs (one round of split units, after any
   // whole ones): then a split may wait for its peers without anything waiting on it in turn, and the
   // last split of each tile sums the others' partials as they land (split_k_fixup's fixed finisher).
+  // In the plain order its cluster then follows every peer's (group_by_gpc's order turns it off).
   LOOM_HD constexpr bool finisher_waits() const { return splits > 1 && !stream && units - split_from <= grid; }
 
   // Whether the kernel's 32-bit tile scheduler can walk it.
@@ -368,6 +369,10 @@ inline bool group_by_gpc(TileScheduler& ts, unsigned char const* gpc_of_slot, in
   }
   if (filled != units) return false;
   ts.slots = units;
+  // In this order a tile's last split may run on a lower cluster than a peer it would wait for; the
+  // fixed finisher waits only where each peer's cluster comes first (the plain order), so that the
+  // peer was dispatched before it even where the grid does not fit at once (split_k_fixup).
+  ts.finisher = 0;
   return true;
 }
 

@@ -36,10 +36,11 @@
 // split_k_fixup), so a replay, or a workspace last used for something else, starts clean. Against
 // the reset kernel launched before the GEMM that it replaced, a split launch on an H200 took 0.35-4.0
 // µs less (medians by set; with the reset, one problem's median moved 3 µs between sets:
-// docs/tuning/sm90.md, thirtieth round). Where every split unit is its cluster's last, the tile's
-// last split sums the others' partials as their flags (tagged the same way) rise, instead of the
-// last to arrive on the counter (split_k_fixup's fixed finisher; the workspace holds a word a split
-// and slot for either); LOOM_SM90_SPLIT_FIXUP=counter keeps every plan on the counter.
+// docs/tuning/sm90.md, thirtieth round). Where every split unit is its cluster's last (in the plain
+// order, not group_by_gpc's), the tile's last split sums the others' partials as their flags (tagged
+// the same way) rise, instead of the last to arrive on the counter (split_k_fixup's fixed finisher;
+// the workspace holds a word a split and slot for either); LOOM_SM90_SPLIT_FIXUP=counter keeps every
+// plan on the counter.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
