@@ -209,15 +209,16 @@ __device__ __forceinline__ void store_d_tma(Params const& p, Acc const& acc, int
 // the schedule's (TileScheduler::finisher):
 // - A fixed finisher, where every split unit is the last its cluster runs (Schedule::finisher_waits)
 //   and the clusters run in the plain order (not group_by_gpc's): the tile's last split never writes
-//   its partial. Each other split writes its own and raises its
-//   flag (words[s] = the launch's generation, a release); the last split waits for every flag (an
-//   acquire), adds the partials to its registers in split order (own + p0 + p1 + ...), and lowers
-//   the flags to 0, so that a graph's replay (the same generation) waits again. Its path from its
-//   main loop to its store is a flag's round trip and a read of the partials. No wait can close a
-//   cycle: a split waits only for peers whose units are their clusters' last, and those wait for
-//   nothing; and each peer runs on an earlier cluster, dispatched before it, so the wait ends even
-//   where the grid does not fit on the GPU at once. Against the counter on an H200, split plans at M = 8-192 ran 7.8% faster together
-//   (41 rows, none slower by 2%; docs/tuning/sm90.md, thirty-first round).
+//   its partial. Each other split writes its own and raises its flag (words[s] = the launch's
+//   generation, a release); the last split waits for every flag (an acquire), adds the partials to
+//   its registers in split order (own + p0 + p1 + ...), and lowers the flags to 0, so that a
+//   graph's replay (the same generation) waits again. Its path from its main loop to its store is a
+//   flag's round trip and a read of the partials. No wait can close a cycle: a split waits only for
+//   peers whose units are their clusters' last, and those wait for nothing; and each peer runs on an
+//   earlier cluster, dispatched before it, so the wait ends even where the grid does not fit on the
+//   GPU at once. Against the counter on an H200, split plans at
+//   M = 8-192 ran 7.8% faster together (41 rows, none slower by 2%; docs/tuning/sm90.md,
+//   thirty-first round).
 // - The arrival counter elsewhere (several rounds of split units, where a split waiting for a peer
 //   could hold up its own cluster's next unit that another peer waits on; stream-K): every split
 //   writes its partial and arrives on words[0], and the split that arrives last sums. Its order is

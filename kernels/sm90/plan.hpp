@@ -121,9 +121,10 @@ struct Machine {
   // timings at the ends of M 4.53% -> 2.40%); through gemm on an H200, the 58 picks it changed on a
   // grid no fit saw (M = 8-384, N = 2560-6144, K = 2560-8192) ran 10% faster together, 49 faster
   // and 4 slower by more than 2% (docs/tuning/sm90.md, thirtieth round). Fitted on the arrival
-  // counter's fixup: a plan whose split units run in one round now sums on a fixed finisher
-  // (kernels/sm90/epilogue.cuh's split_k_fixup), which measured 7.8% faster on such split plans at
-  // M = 8-192 (thirty-first round), so the model charges them more than they take; not refitted.
+  // counter's fixup: a plan whose split units run in one round (in the plain order) now sums on a
+  // fixed finisher (kernels/sm90/epilogue.cuh's split_k_fixup), which measured 7.8% faster on such
+  // split plans at M = 8-192 (thirty-first round), so the model charges them more than they take;
+  // not refitted.
   // The 8-bit shares were
   // fitted beside 1.0 (the H100's 8-bit timings; no 8-bit split has been timed since), so 8-bit
   // plans keep it.

@@ -227,8 +227,9 @@ constexpr int kGroupM = 8;
 
 // Whether the TMA-store epilogue takes a D that is not swapped (row sub-tiles), and so any D: it
 // stores sub-tiles of 128 bytes of a row, and bn must hold whole ones of every output type (64
-// bf16/f16, 32 f32). A swapped plan's D needs only buffers (tile_has_col_tma_store). An mn-major B tile is loaded in 64-row blocks (the 128-byte
-// swizzle's width), and the cluster's CTAs share them out, so each must get whole blocks.
+// bf16/f16, 32 f32). A swapped plan's D needs only buffers (tile_has_col_tma_store). An mn-major
+// B tile is loaded in 64-row blocks (the 128-byte swizzle's width), and the cluster's CTAs share
+// them out, so each must get whole blocks.
 // A width of an odd number of 64-column sub-tiles stores in sub-tiles of 64 bytes (32 bf16/f16
 // columns, the 64-byte swizzle) instead (kernels/sm90/epilogue.cuh).
 constexpr bool tile_has_tma_store(TileShape t) { return t.bn % 32 == 0 && t.wg_rows == 64; }
